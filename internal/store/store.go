@@ -1,0 +1,180 @@
+// Package store is garrison's storage contract: one small interface per aggregate, and
+// Store, which a backend (store/sqlite, store/postgres) implements in full. Consumers
+// declare the narrower interfaces they need.
+//
+// Errors are *garrison.Error values told apart with errors.Is:
+//   - garrison.ErrNotFound: the named row does not exist;
+//   - garrison.ErrConflict: a unique name is taken, or a create-once row exists already;
+//   - garrison.ErrInvalid: a referential rule forbids the change (a row still in use).
+//
+// Update methods take a callback that runs inside the backend's transaction with the row
+// read under a write lock: read-modify-write is atomic, across replicas on PostgreSQL too.
+// A callback error aborts the update and is returned unchanged.
+//
+// Secrets (credentials' PAT and App key, webhook secrets, JIT configs) are sealed by the
+// backend with the Sealer it was opened with before they reach disk.
+package store
+
+import (
+	"context"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// Sealer encrypts secrets at rest.
+type Sealer interface {
+	Seal(plaintext []byte) ([]byte, error)
+	Open(sealed []byte) ([]byte, error)
+}
+
+// NewSealer makes the Sealer for a database from the random salt the database keeps. A
+// backend calls it once when it opens, creating the salt on first use.
+type NewSealer func(salt []byte) (Sealer, error)
+
+// Controllers keeps the single controller row.
+type Controllers interface {
+	// Controller returns the controller, creating it with a fresh UUID on first call.
+	Controller(ctx context.Context) (garrison.Controller, error)
+	UpdateController(ctx context.Context, fn func(*garrison.Controller) error) (garrison.Controller, error)
+}
+
+// Users keeps the administrator.
+type Users interface {
+	HasAdmin(ctx context.Context) (bool, error)
+	// CreateAdmin stores the first user; ErrConflict if any user exists.
+	CreateAdmin(ctx context.Context, u garrison.User) (garrison.User, error)
+	User(ctx context.Context, id string) (garrison.User, error)
+	UserByName(ctx context.Context, username string) (garrison.User, error)
+	UpdateUser(ctx context.Context, id string, fn func(*garrison.User) error) (garrison.User, error)
+}
+
+// Endpoints keeps forge endpoints. Names are unique across forge types, case-insensitively.
+type Endpoints interface {
+	// CreateEndpoint: ErrConflict if the name exists for any forge type.
+	CreateEndpoint(ctx context.Context, e garrison.Endpoint) (garrison.Endpoint, error)
+	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
+	// ListEndpoints lists endpoints of one forge type, or all when t is "".
+	ListEndpoints(ctx context.Context, t garrison.ForgeType) ([]garrison.Endpoint, error)
+	// UpdateEndpoint: ErrInvalid if a URL changes while credentials use the endpoint.
+	UpdateEndpoint(ctx context.Context, name string, fn func(*garrison.Endpoint) error) (garrison.Endpoint, error)
+	// DeleteEndpoint: ErrInvalid while credentials or entities use it; nil if missing.
+	DeleteEndpoint(ctx context.Context, name string) error
+}
+
+// CredentialsFilter narrows ListCredentials. Empty fields match everything; Name matches
+// case-insensitively.
+type CredentialsFilter struct {
+	ForgeType garrison.ForgeType
+	Name      string
+	Endpoint  string
+}
+
+// Credentials keeps forge credentials. Names are unique per forge type, case-insensitively.
+type Credentials interface {
+	// CreateCredentials: ErrNotFound if the endpoint of that forge type does not exist,
+	// ErrConflict if the name is taken. Returns the row with its new ID.
+	CreateCredentials(ctx context.Context, c garrison.Credentials) (garrison.Credentials, error)
+	Credentials(ctx context.Context, id uint) (garrison.Credentials, error)
+	ListCredentials(ctx context.Context, f CredentialsFilter) ([]garrison.Credentials, error)
+	UpdateCredentials(ctx context.Context, id uint, fn func(*garrison.Credentials) error) (garrison.Credentials, error)
+	// DeleteCredentials: ErrInvalid while entities use them; nil if missing.
+	DeleteCredentials(ctx context.Context, id uint) error
+}
+
+// EntityFilter narrows ListEntities. Empty fields match everything; Owner, Name and
+// Endpoint match exactly but case-insensitively.
+type EntityFilter struct {
+	Type     garrison.EntityType
+	Owner    string
+	Name     string
+	Endpoint string
+}
+
+// Entities keeps repositories, organizations and enterprises and their events. Reads fill
+// CredentialsName, Endpoint and ForgeType from the credentials.
+type Entities interface {
+	// CreateEntity: ErrConflict if the same type, owner and name exist on the same
+	// endpoint (case-insensitive); ErrNotFound if the credentials do not exist.
+	CreateEntity(ctx context.Context, e garrison.Entity) (garrison.Entity, error)
+	Entity(ctx context.Context, id string) (garrison.Entity, error)
+	ListEntities(ctx context.Context, f EntityFilter) ([]garrison.Entity, error)
+	UpdateEntity(ctx context.Context, id string, fn func(*garrison.Entity) error) (garrison.Entity, error)
+	// DeleteEntity: ErrInvalid while pools exist; ErrNotFound if missing.
+	DeleteEntity(ctx context.Context, id string) error
+	// AddEntityEvent records an event; only the newest ones are kept (at least 100).
+	AddEntityEvent(ctx context.Context, entityID string, ev garrison.Event) error
+	// EntityEvents returns up to limit events, oldest first.
+	EntityEvents(ctx context.Context, entityID string, limit int) ([]garrison.Event, error)
+}
+
+// PoolFilter narrows ListPools. Empty fields match everything.
+type PoolFilter struct {
+	EntityID string
+}
+
+// Pools keeps pools. Tags are global rows: a tag name gets one ID (case-insensitive) and
+// reads return tags with their IDs.
+type Pools interface {
+	// CreatePool: ErrNotFound if the entity does not exist.
+	CreatePool(ctx context.Context, p garrison.Pool) (garrison.Pool, error)
+	Pool(ctx context.Context, id string) (garrison.Pool, error)
+	ListPools(ctx context.Context, f PoolFilter) ([]garrison.Pool, error)
+	UpdatePool(ctx context.Context, id string, fn func(*garrison.Pool) error) (garrison.Pool, error)
+	// DeletePool: ErrInvalid while the pool has instances; ErrNotFound if missing.
+	DeletePool(ctx context.Context, id string) error
+}
+
+// InstanceFilter narrows ListInstances. Empty fields match everything.
+type InstanceFilter struct {
+	PoolID   string
+	EntityID string
+}
+
+// Instances keeps instances and their status messages.
+type Instances interface {
+	// CreateInstance: ErrConflict if the name (or a non-empty provider id) is taken;
+	// ErrNotFound if the pool does not exist.
+	CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error)
+	// Instance looks an instance up by name, with its newest status messages.
+	Instance(ctx context.Context, name string) (garrison.Instance, error)
+	InstanceByID(ctx context.Context, id string) (garrison.Instance, error)
+	// ListInstances returns instances without status messages.
+	ListInstances(ctx context.Context, f InstanceFilter) ([]garrison.Instance, error)
+	// UpdateInstance: ErrConflict if the provider id becomes a duplicate.
+	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+	// DeleteInstance removes the row; nil if missing.
+	DeleteInstance(ctx context.Context, name string) error
+	// AddInstanceEvent records a status message, keeping the newest MaxStatusMessages.
+	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+}
+
+// JobFilter narrows ListJobs. Empty fields match everything.
+type JobFilter struct {
+	EntityID string
+	Action   garrison.JobAction
+}
+
+// Jobs keeps the job ledger.
+type Jobs interface {
+	// UpsertJob creates or updates the job with the given id atomically. fn receives the
+	// current row (zero Job with ID set when exists is false) and edits it in place.
+	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	Job(ctx context.Context, id int64) (garrison.Job, error)
+	ListJobs(ctx context.Context, f JobFilter) ([]garrison.Job, error)
+	DeleteJob(ctx context.Context, id int64) error
+}
+
+// Store is everything a backend implements.
+type Store interface {
+	Controllers
+	Users
+	Endpoints
+	Credentials
+	Entities
+	Pools
+	Instances
+	Jobs
+	// Ping checks the database is reachable.
+	Ping(ctx context.Context) error
+	Close() error
+}
