@@ -252,30 +252,30 @@ type Instance struct {
 
 // Job is a workflow job garrison knows about.
 type Job struct {
-	ID              int64      `json:"id"`
-	WorkflowJobID   int64      `json:"workflow_job_id,omitempty"`
-	ScaleSetJobID   string     `json:"scaleset_job_id,omitempty"`
-	RunID           int64      `json:"run_id,omitempty"`
-	Action          string     `json:"action,omitempty"`
-	Status          string     `json:"status,omitempty"`
-	Conclusion      string     `json:"conclusion,omitempty"`
-	Name            string     `json:"name,omitempty"`
-	StartedAt       time.Time  `json:"started_at"`
-	CompletedAt     time.Time  `json:"completed_at"`
-	RunnerID        int64      `json:"runner_id,omitempty"`
-	RunnerName      string     `json:"runner_name,omitempty"`
-	RunnerGroupID   int64      `json:"runner_group_id,omitempty"`
-	RunnerGroupName string     `json:"runner_group_name,omitempty"`
-	RepositoryName  string     `json:"repository_name,omitempty"`
-	RepositoryOwner string     `json:"repository_owner,omitempty"`
-	WorkflowRunURL  string     `json:"workflow_run_url,omitempty"`
-	Labels          []string   `json:"labels,omitempty"`
-	RepoID          *string    `json:"repo_id,omitempty"`
-	OrgID           *string    `json:"org_id,omitempty"`
-	EnterpriseID    *string    `json:"enterprise_id,omitempty"`
-	ForgeInstanceID *string    `json:"forge_instance_id"`
-	LockedBy        string     `json:"locked_by"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	Reason          string     `json:"reason,omitempty"` // garrison: why the job is waiting, when known
+	ID              int64     `json:"id"`
+	WorkflowJobID   int64     `json:"workflow_job_id,omitempty"`
+	ScaleSetJobID   string    `json:"scaleset_job_id,omitempty"`
+	RunID           int64     `json:"run_id,omitempty"`
+	Action          string    `json:"action,omitempty"`
+	Status          string    `json:"status,omitempty"`
+	Conclusion      string    `json:"conclusion,omitempty"`
+	Name            string    `json:"name,omitempty"`
+	StartedAt       time.Time `json:"started_at"`
+	CompletedAt     time.Time `json:"completed_at"`
+	RunnerID        int64     `json:"runner_id,omitempty"`
+	RunnerName      string    `json:"runner_name,omitempty"`
+	RunnerGroupID   int64     `json:"runner_group_id,omitempty"`
+	RunnerGroupName string    `json:"runner_group_name,omitempty"`
+	RepositoryName  string    `json:"repository_name,omitempty"`
+	RepositoryOwner string    `json:"repository_owner,omitempty"`
+	WorkflowRunURL  string    `json:"workflow_run_url,omitempty"`
+	Labels          []string  `json:"labels,omitempty"`
+	RepoID          *string   `json:"repo_id,omitempty"`
+	OrgID           *string   `json:"org_id,omitempty"`
+	EnterpriseID    *string   `json:"enterprise_id,omitempty"`
+	ForgeInstanceID *string   `json:"forge_instance_id"`
+	LockedBy        string    `json:"locked_by"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	Reason          string    `json:"reason,omitempty"` // garrison: why the job is waiting, when known
 }
