@@ -1,0 +1,156 @@
+package archtest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/garrison-ci/garrison"
+
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+// listPackages runs `go list -json` over the module and returns its packages keyed by
+// import path. Only non-test imports count: tests may wire whatever they need.
+func listPackages(t *testing.T) map[string]goPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]goPackage{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p goPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs[p.ImportPath] = p
+	}
+	return pkgs
+}
+
+func rel(path string) string {
+	if path == module {
+		return "."
+	}
+	return strings.TrimPrefix(path, module+"/")
+}
+
+// isStd reports whether an import path is in the standard library (no dot in its first
+// element).
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// adapters are the packages that wrap one dependency each. None may import another.
+var adapters = []string{
+	"internal/store/sqlite",
+	"internal/store/postgres",
+	"internal/forge/github",
+	"internal/forge/gitea",
+	"internal/providerexec",
+	"internal/httpapi",
+	"internal/apiclient",
+	"internal/forgesim",
+}
+
+func TestStdlibOnlyPackages(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, name := range []string{".", "provider", "internal/apiv1"} {
+		p, ok := pkgs[qualify(name)]
+		if !ok {
+			t.Errorf("package %s not found", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !isStd(imp) {
+				t.Errorf("%s must import only the standard library, imports %s", name, imp)
+			}
+		}
+	}
+}
+
+func TestDomainImportsNothingOfOurs(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, imp := range pkgs[module].Imports {
+		if strings.HasPrefix(imp, module) {
+			t.Errorf("the domain package must not import %s", rel(imp))
+		}
+	}
+}
+
+func TestAdaptersDoNotImportEachOther(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, a := range adapters {
+		p, ok := pkgs[qualify(a)]
+		if !ok {
+			continue // not written yet
+		}
+		for _, imp := range p.Imports {
+			for _, b := range adapters {
+				if b != a && (imp == qualify(b) || strings.HasPrefix(imp, qualify(b)+"/")) {
+					t.Errorf("adapter %s imports adapter %s; wire them in cmd/ instead", a, b)
+				}
+			}
+		}
+	}
+}
+
+func TestPublicPackagesDoNotImportInternal(t *testing.T) {
+	pkgs := listPackages(t)
+	for path, p := range pkgs {
+		r := rel(path)
+		if !strings.HasPrefix(r, "provider") || strings.HasPrefix(r, "providers") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module+"/internal/") {
+				t.Errorf("public package %s imports %s; provider authors cannot import internal packages", r, rel(imp))
+			}
+		}
+	}
+}
+
+func TestOnlyCmdWiresSeveralAdapters(t *testing.T) {
+	pkgs := listPackages(t)
+	for path, p := range pkgs {
+		r := rel(path)
+		if strings.HasPrefix(r, "cmd/") {
+			continue
+		}
+		var used []string
+		for _, imp := range p.Imports {
+			for _, a := range adapters {
+				if imp == qualify(a) {
+					used = append(used, a)
+				}
+			}
+		}
+		if len(used) > 1 {
+			t.Errorf("%s imports several adapters (%s); only cmd/ may wire them", r, strings.Join(used, ", "))
+		}
+	}
+}
+
+func qualify(name string) string {
+	if name == "." {
+		return module
+	}
+	return module + "/" + name
+}
