@@ -1,0 +1,154 @@
+package simprovider
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/garrison-ci/garrison/provider"
+	"github.com/garrison-ci/garrison/provider/sdk"
+)
+
+// Record is one simulated instance as stored on disk.
+type Record struct {
+	ProviderID   string          `json:"provider_id"`
+	Name         string          `json:"name"`
+	ControllerID string          `json:"controller_id"`
+	PoolID       string          `json:"pool_id"`
+	Status       provider.Status `json:"status"`
+	CreatedAt    time.Time       `json:"created_at"`
+	// Bootstrap is the CreateInstance request, for a later runner to boot.
+	Bootstrap provider.BootstrapInstance `json:"bootstrap"`
+}
+
+// Instance converts the record to its wire form.
+func (r Record) Instance() provider.ProviderInstance {
+	return provider.ProviderInstance{
+		ProviderID: r.ProviderID, Name: r.Name, Status: r.Status,
+		OSType: r.Bootstrap.OSType, OSArch: r.Bootstrap.OSArch, OSName: "sim", OSVersion: "1",
+		Addresses: []provider.Address{{Address: "127.0.0.1", Type: provider.PrivateAddress}},
+	}
+}
+
+// idPrefix starts every provider_id.
+const idPrefix = "sim-"
+
+// safeName matches names usable as file names.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$`)
+
+// store keeps records in dir/instances.
+type store struct{ dir string }
+
+// open creates the state directory layout.
+func open(stateDir string) (*store, error) {
+	s := &store{dir: stateDir}
+	if err := os.MkdirAll(s.instances(), 0o750); err != nil {
+		return nil, fmt.Errorf("sim state dir: %w", err)
+	}
+	return s, nil
+}
+
+func (s *store) instances() string { return filepath.Join(s.dir, "instances") }
+
+func (s *store) path(id string) string { return filepath.Join(s.instances(), id+".json") }
+
+// withLock runs fn holding the exclusive state lock.
+func (s *store) withLock(fn func() error) error {
+	f, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("locking sim state: %w", err)
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it anyway
+	return fn()
+}
+
+// find loads the record named by a provider_id or instance name that
+// belongs to controller; sdk.ErrNotFound otherwise.
+func (s *store) find(controller, idOrName string) (Record, error) {
+	for _, id := range []string{idOrName, idPrefix + idOrName} {
+		if !safeName.MatchString(id) {
+			continue
+		}
+		r, err := s.read(s.path(id))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return Record{}, err
+		}
+		if r.ControllerID == controller {
+			return r, nil
+		}
+	}
+	return Record{}, fmt.Errorf("instance %q: %w", idOrName, sdk.ErrNotFound)
+}
+
+// read decodes one record file.
+func (s *store) read(path string) (Record, error) {
+	var r Record
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("corrupt record %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// write replaces a record atomically (temp file + rename).
+func (s *store) write(r Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.instances(), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), s.path(r.ProviderID))
+}
+
+// all returns every record of controller (optionally only of poolID).
+func (s *store) all(controller, poolID string) ([]Record, error) {
+	entries, err := os.ReadDir(s.instances())
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		r, err := s.read(filepath.Join(s.instances(), e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // deleted concurrently
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.ControllerID == controller && (poolID == "" || r.PoolID == poolID) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
