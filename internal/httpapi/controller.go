@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"net/http"
+	"regexp"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+)
+
+// handleGetController serves GET /controller and the legacy GET /controller-info.
+func (s *Server) handleGetController(w http.ResponseWriter, r *http.Request) {
+	c, err := s.store.Controller(r.Context())
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, s.controllerView(c))
+}
+
+// handleUpdateController serves PUT /controller.
+func (s *Server) handleUpdateController(w http.ResponseWriter, r *http.Request) {
+	var p apiv1.UpdateControllerParams
+	if err := decode(w, r, &p); err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	apply, err := controllerUpdate(p)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	c, err := s.store.UpdateController(r.Context(), func(c *garrison.Controller) error {
+		apply(c)
+		return nil
+	})
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, s.controllerView(c))
+}
+
+var semverTag = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+
+// controllerUpdate validates p and returns the change it makes.
+func controllerUpdate(p apiv1.UpdateControllerParams) (func(*garrison.Controller), error) {
+	urls := []urlField{
+		{"metadata_url", p.MetadataURL}, {"callback_url", p.CallbackURL},
+		{"webhook_url", p.WebhookURL}, {"agent_url", p.AgentURL},
+	}
+	for _, u := range urls {
+		if u.val != nil && !garrison.ValidURL(*u.val) {
+			return nil, invalid("invalid %s", u.key)
+		}
+	}
+	if p.GARMAgentReleasesURL != nil && *p.GARMAgentReleasesURL != "" && !garrison.ValidURL(*p.GARMAgentReleasesURL) {
+		return nil, invalid("invalid garm_agent_releases_url")
+	}
+	version := p.GARMAgentVersion
+	if version != nil && *version != "" && *version != "latest" && !semverTag.MatchString(*version) {
+		return nil, invalid("invalid garm_agent_version: expected \"latest\" or a version like v1.2.3")
+	}
+	clear := p.ClearCACertBundle != nil && *p.ClearCACertBundle
+	if clear && len(p.CACertBundle) > 0 {
+		return nil, invalid("ca_cert_bundle and clear_ca_cert_bundle are mutually exclusive")
+	}
+	var bundle []byte
+	if len(p.CACertBundle) > 0 {
+		var err error
+		if bundle, err = parseCABundle("ca_cert_bundle", p.CACertBundle); err != nil {
+			return nil, err
+		}
+	}
+	return func(c *garrison.Controller) {
+		setIf(&c.MetadataURL, p.MetadataURL)
+		setIf(&c.CallbackURL, p.CallbackURL)
+		setIf(&c.WebhookURL, p.WebhookURL)
+		setIf(&c.AgentURL, p.AgentURL)
+		setIf(&c.AgentReleasesURL, p.GARMAgentReleasesURL)
+		setIf(&c.EnableAgentToolsSync, p.EnableAgentToolsSync)
+		setIf(&c.AllowInsecureAgent, p.AllowInsecureAgent)
+		setIf(&c.MinimumJobAgeBackoff, p.MinimumJobAgeBackoff)
+		if version != nil {
+			c.AgentVersion = *version
+			if c.AgentVersion == "latest" {
+				c.AgentVersion = ""
+			}
+		}
+		switch {
+		case clear:
+			c.CACertBundle = nil
+		case bundle != nil:
+			c.CACertBundle = bundle
+		}
+	}, nil
+}
+
+// setIf sets *dst to *v when v is not nil.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

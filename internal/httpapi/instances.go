@@ -1,0 +1,154 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// handleListInstances serves GET /instances and GET /{Ent}/{id}/instances.
+func (s *Server) handleListInstances(k *entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var f store.InstanceFilter
+		if k != nil {
+			e, err := s.entityOfKind(r, *k)
+			if err != nil {
+				s.writeErr(w, r, err)
+				return
+			}
+			f.EntityID = e.ID
+		}
+		is, err := s.store.ListInstances(r.Context(), f)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		out, err := s.newLoader().instanceViews(r.Context(), is)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		writeOK(w, out)
+	}
+}
+
+// handleGetInstance serves GET /instances/{name}.
+func (s *Server) handleGetInstance(w http.ResponseWriter, r *http.Request) {
+	i, err := s.store.Instance(r.Context(), r.PathValue("name"))
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	v, err := s.newLoader().instanceView(r.Context(), i, true)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, v)
+}
+
+// handleDeleteInstance serves DELETE /instances/{name}[?forceRemove=&bypassGHUnauthorized=].
+// The forge runner is removed first when there is one; the instance is then marked
+// pending_delete (or pending_force_delete) for the reconciler to remove.
+func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	force, err := queryBool(r, "forceRemove")
+	var bypass bool
+	if err == nil {
+		bypass, err = queryBool(r, "bypassGHUnauthorized")
+	}
+	var i garrison.Instance
+	if err == nil {
+		i, err = s.store.Instance(ctx, r.PathValue("name"))
+	}
+	if err == nil {
+		err = s.checkDeletable(ctx, i, bypass)
+	}
+	if err == nil {
+		err = s.markForDeletion(ctx, i.Name, force)
+	}
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	s.notify(i.PoolID)
+	writeEmpty(w)
+}
+
+// checkDeletable refuses instances in states that cannot be deleted and removes the
+// forge runner of the others.
+func (s *Server) checkDeletable(ctx context.Context, i garrison.Instance, bypass bool) error {
+	switch i.Status {
+	case garrison.InstancePendingDelete, garrison.InstancePendingForceDelete,
+		garrison.InstanceDeleting, garrison.InstanceDeleted:
+		return nil // already on its way out
+	case garrison.InstanceRunning, garrison.InstanceError:
+	default:
+		return invalid("runner must be in running, error, pending_delete or pending_force_delete state (is %s)", i.Status)
+	}
+	if i.AgentID == 0 || s.opts.Forge == nil {
+		return nil
+	}
+	return s.removeForgeRunner(ctx, i, bypass)
+}
+
+// removeForgeRunner deletes i's forge runner. Not found is fine; unauthorized marks the
+// entity's pool manager failed and is ignored only with bypass.
+func (s *Server) removeForgeRunner(ctx context.Context, i garrison.Instance, bypass bool) error {
+	p, err := s.store.Pool(ctx, i.PoolID)
+	if err != nil {
+		return err
+	}
+	e, err := s.store.Entity(ctx, p.EntityID)
+	if err != nil {
+		return err
+	}
+	fctx, cancel := context.WithTimeout(ctx, forgeCallTimeout)
+	defer cancel()
+	err = s.opts.Forge.RemoveRunner(fctx, e, i.AgentID)
+	switch {
+	case err == nil, errors.Is(err, garrison.ErrNotFound):
+		return nil
+	case errors.Is(err, garrison.ErrUnauthorized):
+		s.markForgeUnauthorized(ctx, e)
+		if bypass {
+			return nil
+		}
+	}
+	return err
+}
+
+// markForgeUnauthorized records that the forge refused e's credentials.
+func (s *Server) markForgeUnauthorized(ctx context.Context, e garrison.Entity) {
+	const reason = "the forge refused the credentials (401) while removing a runner"
+	if s.opts.PoolManagers != nil {
+		s.opts.PoolManagers.SetFailed(e.ID, reason)
+	}
+	ev := garrison.Event{Type: garrison.EventStatus, Level: garrison.LevelError, Message: reason}
+	if err := s.store.AddEntityEvent(ctx, e.ID, ev); err != nil {
+		s.log.WarnContext(ctx, "recording entity event", "entity", e.ID, "err", err)
+	}
+}
+
+// markForDeletion moves the instance to pending_delete, or pending_force_delete when
+// force; an instance already being deleted is left as it is (but may be forced).
+func (s *Server) markForDeletion(ctx context.Context, name string, force bool) error {
+	next := garrison.InstancePendingDelete
+	if force {
+		next = garrison.InstancePendingForceDelete
+	}
+	_, err := s.store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
+		switch {
+		case i.Status.Deleting() && !(force && i.Status == garrison.InstancePendingDelete):
+			return nil
+		case !i.Status.CanTransition(next):
+			return invalid("runner cannot move from %s to %s", i.Status, next)
+		}
+		i.Status = next
+		return nil
+	})
+	return err
+}

@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// httpMetrics counts and times requests by route pattern, method and status code.
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "garrison", Subsystem: "http", Name: "requests_total",
+			Help: "HTTP requests served, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "garrison", Subsystem: "http", Name: "request_duration_seconds",
+			Help:    "Time to serve HTTP requests, by route pattern, method and status code.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route", "method", "code"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// statusRecorder remembers the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// instrument records request metrics and puts a route label holder in the context, which
+// routing fills with the matched pattern.
+func (s *Server) instrument(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		label := &routeLabel{pattern: "unmatched"}
+		r = r.WithContext(context.WithValue(r.Context(), routeKey, label))
+		if s.metrics == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		start := time.Now()
+		defer func() {
+			code := rec.status
+			if code == 0 {
+				code = http.StatusOK
+			}
+			lv := []string{label.pattern, r.Method, strconv.Itoa(code)}
+			s.metrics.requests.WithLabelValues(lv...).Inc()
+			s.metrics.duration.WithLabelValues(lv...).Observe(time.Since(start).Seconds())
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// handleHealthz answers liveness probes: 200 when the store answers a ping.
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeNotFound(w)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.WarnContext(ctx, "health check: store ping failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeOK(w, map[string]string{"status": "ok"})
+}
+
+// handleMetrics serves the Prometheus handler to metrics or admin tokens, or to anyone
+// when metrics auth is disabled.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Metrics == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		writeNotFound(w)
+		return
+	}
+	if !s.opts.MetricsAuthDisabled && !s.canReadMetrics(r) {
+		writeAuthFailed(w)
+		return
+	}
+	s.opts.Metrics.ServeHTTP(w, r)
+}
+
+// canReadMetrics accepts a valid metrics token, or a token an admin could use.
+func (s *Server) canReadMetrics(r *http.Request) bool {
+	tok, err := bearerToken(r)
+	if err != nil {
+		return false
+	}
+	claims, err := s.tokens.VerifyAdmin(tok)
+	if err != nil {
+		return false
+	}
+	if claims.ReadMetrics && claims.User == "" {
+		return true
+	}
+	u, err := s.authenticate(r)
+	return err == nil && u.IsAdmin
+}

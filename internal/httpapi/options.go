@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// InstanceStore is the part of the instance store the API uses.
+type InstanceStore interface {
+	Instance(ctx context.Context, name string) (garrison.Instance, error)
+	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
+	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+}
+
+// JobStore is the part of the job store the API uses.
+type JobStore interface {
+	Job(ctx context.Context, id int64) (garrison.Job, error)
+	ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error)
+}
+
+// Store is everything the REST API reads and writes. store.Store satisfies it.
+type Store interface {
+	store.Controllers
+	store.Users
+	store.Endpoints
+	store.Credentials
+	store.Entities
+	store.Pools
+	InstanceStore
+	JobStore
+	Ping(ctx context.Context) error
+}
+
+// Provider is a configured provider as GET /providers lists it.
+type Provider interface {
+	Name() string
+	Type() string // "external"
+	Description() string
+}
+
+// VersionedProvider is a Provider that also knows its version and the interface versions
+// it supports. Both methods MUST return cached values without blocking.
+type VersionedProvider interface {
+	Provider
+	Version() string
+	InterfaceVersions() []string
+}
+
+// WebhookRequest says which hook to install, show or remove on an entity's forge object.
+type WebhookRequest struct {
+	URL         string // the controller webhook URL (webhook_url + "/" + controller id)
+	BaseURL     string // the bare webhook_url, to recognise hooks installed by hand
+	InsecureSSL bool
+}
+
+// Forge performs the few forge calls the REST API makes synchronously. Errors are
+// *garrison.Error values: ErrNotFound (no such hook or runner), ErrConflict (hook exists),
+// ErrInvalid (refused, with a message), ErrUnauthorized (the forge refused the
+// credentials); anything else is a 500. Implementations bound their own time.
+type Forge interface {
+	InstallWebhook(ctx context.Context, e garrison.Entity, req WebhookRequest) (apiv1.HookInfo, error)
+	WebhookInfo(ctx context.Context, e garrison.Entity, req WebhookRequest) (apiv1.HookInfo, error)
+	UninstallWebhook(ctx context.Context, e garrison.Entity, req WebhookRequest) error
+	// RemoveRunner deletes the forge runner with the given id registered for e.
+	RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error
+}
+
+// PoolManagers reports and records the state of each entity's pool management. Methods
+// MUST NOT block.
+type PoolManagers interface {
+	Status(entityID string) (running bool, failureReason string)
+	SetFailed(entityID, reason string)
+}
+
+// RateLimits reports the last observed forge rate limit of GitHub credentials, without
+// blocking.
+type RateLimits interface {
+	RateLimit(credentialsID uint) (garrison.RateLimit, bool)
+}
+
+// Options configure a Server. Store and JWTSecret are required.
+type Options struct {
+	Store     Store
+	JWTSecret []byte
+	// TokenTTL is the lifetime of admin and metrics tokens (raised to 24h at least).
+	TokenTTL time.Duration
+	Logger   *slog.Logger // nil discards
+	Version  string
+	Hostname string
+	// Providers are the configured providers, in the order GET /providers lists them.
+	Providers []Provider
+	// CORSOrigins are the allowed browser origins; "*" allows any.
+	CORSOrigins []string
+	// EnableWebhookManagement mounts the webhook install/show/uninstall routes (needs Forge).
+	EnableWebhookManagement bool
+
+	// Metrics serves GET /metrics (nil: 404). Unless MetricsAuthDisabled, a metrics token
+	// or an admin token is required.
+	Metrics             http.Handler
+	MetricsAuthDisabled bool
+	// Registerer receives the HTTP request metrics (nil: none).
+	Registerer prometheus.Registerer
+
+	// LoginLimit configures the per-IP limiter of failed logins (zero: defaults).
+	LoginLimit auth.LimiterConfig
+	// DisableLoginLimit turns the login limiter off.
+	DisableLoginLimit bool
+
+	// Seams for other parts of garrison; each may be nil.
+	Webhooks     http.Handler            // /webhooks, /webhooks/, /webhooks/{controllerID}
+	Instances    http.Handler            // /api/v1/metadata/..., /api/v1/callbacks/...
+	Notify       func(poolIDs ...string) // after API writes that affect pools
+	Forge        Forge
+	PoolManagers PoolManagers
+	RateLimits   RateLimits
+
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}

@@ -1,0 +1,363 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// handleListAllPools serves GET /pools.
+func (s *Server) handleListAllPools(w http.ResponseWriter, r *http.Request) {
+	s.listPools(w, r, "")
+}
+
+// handleListEntityPools serves GET /{Ent}/{id}/pools.
+func (s *Server) handleListEntityPools(k entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		e, err := s.entityOfKind(r, k)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		s.listPools(w, r, e.ID)
+	}
+}
+
+func (s *Server) listPools(w http.ResponseWriter, r *http.Request, entityID string) {
+	pools, err := s.store.ListPools(r.Context(), store.PoolFilter{EntityID: entityID})
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	out, err := s.newLoader().poolViews(r.Context(), pools)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, out)
+}
+
+// poolInPath loads the pool of the path's {poolID}; with k, the pool must also belong to
+// the entity of the path's {id}. Bad UUIDs are 400, missing or foreign pools 404.
+func (s *Server) poolInPath(r *http.Request, k *entityKind) (garrison.Pool, error) {
+	var entityID string
+	if k != nil {
+		e, err := s.entityOfKind(r, *k)
+		if err != nil {
+			return garrison.Pool{}, err
+		}
+		entityID = e.ID
+	}
+	id, err := pathUUID(r, "poolID")
+	if err != nil {
+		return garrison.Pool{}, err
+	}
+	p, err := s.store.Pool(r.Context(), id)
+	if err == nil && entityID != "" && p.EntityID != entityID {
+		err = notFound("pool %s not found", id)
+	}
+	return p, err
+}
+
+// detailedPool renders p with its instances and extra specs, reporting the effective
+// bootstrap timeout.
+func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool, error) {
+	l := s.newLoader()
+	l.pools[p.ID] = p
+	v, err := l.poolView(ctx, p)
+	if err != nil {
+		return v, err
+	}
+	is, err := s.store.ListInstances(ctx, store.InstanceFilter{PoolID: p.ID})
+	if err != nil {
+		return v, err
+	}
+	if v.Instances, err = l.instanceViews(ctx, is); err != nil {
+		return v, err
+	}
+	v.ExtraSpecs = p.ExtraSpecs
+	v.RunnerBootstrapTimeout = p.BootstrapTimeout()
+	return v, nil
+}
+
+// handleGetPool serves GET /pools/{poolID} and GET /{Ent}/{id}/pools/{poolID}.
+func (s *Server) handleGetPool(k *entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.poolInPath(r, k)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		v, err := s.detailedPool(r.Context(), p)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		writeOK(w, v)
+	}
+}
+
+// handleCreatePool serves POST /{Ent}/{id}/pools.
+func (s *Server) handleCreatePool(k entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		e, err := s.entityOfKind(r, k)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		var p apiv1.CreatePoolParams
+		if err := decode(w, r, &p); err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		pool, err := s.newPool(e, p)
+		if err == nil {
+			pool, err = s.store.CreatePool(ctx, pool)
+		}
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		s.notify(pool.ID)
+		v, err := s.detailedPool(ctx, pool)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		writeOK(w, v)
+	}
+}
+
+// poolValidationError wraps a pool create validation failure in the message format GARM
+// clients see.
+func poolValidationError(err error) error {
+	return invalid("error appending tags to create pool params: failed to validate params (%q): invalid request",
+		garrison.MessageOf(err))
+}
+
+// newPool validates a create request for entity e in the order of §3.6.
+func (s *Server) newPool(e garrison.Entity, p apiv1.CreatePoolParams) (garrison.Pool, error) {
+	pool := garrison.Pool{
+		EntityID: e.ID, EntityType: e.Type, ProviderName: p.ProviderName, RunnerPrefix: p.RunnerPrefix,
+		MaxRunners: p.MaxRunners, MinIdleRunners: p.MinIdleRunners, Image: p.Image, Flavor: p.Flavor,
+		OSType: p.OSType, OSArch: p.OSArch, Tags: garrison.TagsFromNames(p.Tags), Enabled: p.Enabled,
+		RunnerBootstrapTimeout: p.RunnerBootstrapTimeout, ExtraSpecs: extraSpecs(p.ExtraSpecs),
+		RunnerGroup: p.GitHubRunnerGroup, Priority: p.Priority, EnableShell: p.EnableShell,
+	}
+	if p.ProviderName != "" {
+		if _, ok := s.providers[p.ProviderName]; !ok {
+			return pool, invalid("no such provider %s", p.ProviderName)
+		}
+	}
+	if err := pool.Validate(); err != nil {
+		return pool, poolValidationError(err)
+	}
+	if pool.RunnerPrefix == "" {
+		pool.RunnerPrefix = garrison.DefaultRunnerPrefix
+	}
+	if pool.RunnerBootstrapTimeout == 0 {
+		pool.RunnerBootstrapTimeout = garrison.DefaultRunnerBootstrapTimeout
+	}
+	var err error
+	pool.TemplateID, err = checkTemplate(p.TemplateID)
+	if err == nil {
+		pool.ProxyID, err = checkProxy(p.ProxyID)
+	}
+	return pool, err
+}
+
+// extraSpecs returns raw unless it is empty or JSON null.
+func extraSpecs(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
+}
+
+// checkTemplate accepts an absent or zero template id (the built-in template). garrison
+// keeps no runner install templates yet, so any other id does not exist.
+func checkTemplate(id *uint) (uint, error) {
+	if id == nil || *id == 0 {
+		return 0, nil
+	}
+	return 0, invalid("template %d not found", *id)
+}
+
+// checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet.
+func checkProxy(id *uint) (uint, error) {
+	if id == nil || *id == 0 {
+		return 0, nil
+	}
+	return 0, invalid("proxy %d not found", *id)
+}
+
+// handleUpdatePool serves PUT /pools/{poolID} and PUT /{Ent}/{id}/pools/{poolID}, with the
+// same validation on both.
+func (s *Server) handleUpdatePool(k *entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		cur, err := s.poolInPath(r, k)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		var p apiv1.UpdatePoolParams
+		if err := decode(w, r, &p); err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		apply, err := poolUpdate(p)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		pool, err := s.store.UpdatePool(ctx, cur.ID, apply)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		s.notify(pool.ID)
+		v, err := s.detailedPool(ctx, pool)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		writeOK(w, v)
+	}
+}
+
+// poolUpdate validates what can be checked without the pool and returns the change; the
+// result is validated as a whole inside the update. The store bumps the generation.
+func poolUpdate(p apiv1.UpdatePoolParams) (func(*garrison.Pool) error, error) {
+	if p.RunnerBootstrapTimeout != nil && *p.RunnerBootstrapTimeout == 0 {
+		return nil, invalid("runner_bootstrap_timeout cannot be 0")
+	}
+	if p.OSType != "" && !garrison.ValidOSType(p.OSType) {
+		return nil, invalid("invalid OS type %s", p.OSType)
+	}
+	if p.OSArch != "" && !garrison.ValidOSArch(p.OSArch) {
+		return nil, invalid("invalid OS architecture %s", p.OSArch)
+	}
+	tags := garrison.NormalizeTags(p.Tags)
+	if len(p.Tags) > 0 && len(tags) == 0 {
+		return nil, invalid("missing tags")
+	}
+	templateID, err := checkTemplate(p.TemplateID)
+	if err != nil {
+		return nil, err
+	}
+	proxyID, err := checkProxy(p.ProxyID)
+	if err != nil {
+		return nil, err
+	}
+	specs := extraSpecs(p.ExtraSpecs)
+	return func(pool *garrison.Pool) error {
+		setNonEmpty(&pool.RunnerPrefix, p.RunnerPrefix)
+		setNonEmpty(&pool.Image, p.Image)
+		setNonEmpty(&pool.Flavor, p.Flavor)
+		setNonEmpty(&pool.OSType, p.OSType)
+		setNonEmpty(&pool.OSArch, p.OSArch)
+		if len(tags) > 0 {
+			pool.Tags = garrison.TagsFromNames(tags)
+		}
+		setIf(&pool.Enabled, p.Enabled)
+		setIf(&pool.MaxRunners, p.MaxRunners)
+		setIf(&pool.MinIdleRunners, p.MinIdleRunners)
+		setIf(&pool.RunnerBootstrapTimeout, p.RunnerBootstrapTimeout)
+		setIf(&pool.EnableShell, p.EnableShell)
+		setIf(&pool.RunnerGroup, p.GitHubRunnerGroup)
+		setIf(&pool.Priority, p.Priority)
+		if specs != nil {
+			pool.ExtraSpecs = specs
+		}
+		if p.TemplateID != nil {
+			pool.TemplateID = templateID
+		}
+		if p.ProxyID != nil {
+			pool.ProxyID = proxyID
+		}
+		return pool.Validate()
+	}, nil
+}
+
+// setNonEmpty sets *dst to v unless v is empty.
+func setNonEmpty(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// handleDeletePool serves DELETE /pools/{poolID} and DELETE /{Ent}/{id}/pools/{poolID}:
+// 404 for unknown pools on both, 400 while the pool has runners.
+func (s *Server) handleDeletePool(k *entityKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		p, err := s.poolInPath(r, k)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		is, err := s.store.ListInstances(ctx, store.InstanceFilter{PoolID: p.ID})
+		if err == nil && len(is) > 0 {
+			err = errPoolHasRunners
+		}
+		if err == nil {
+			err = s.store.DeletePool(ctx, p.ID)
+			if errors.Is(err, garrison.ErrInvalid) {
+				err = errPoolHasRunners
+			}
+		}
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		s.notify(p.ID)
+		writeEmpty(w)
+	}
+}
+
+var errPoolHasRunners = invalid("pool has runners")
+
+// handleListPoolInstances serves GET /pools/{poolID}/instances[?outdatedOnly=].
+func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	p, err := s.poolInPath(r, nil)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	outdated, err := queryBool(r, "outdatedOnly")
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	is, err := s.store.ListInstances(ctx, store.InstanceFilter{PoolID: p.ID})
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	if outdated {
+		kept := is[:0]
+		for _, i := range is {
+			if i.Generation < p.Generation {
+				kept = append(kept, i)
+			}
+		}
+		is = kept
+	}
+	l := s.newLoader()
+	l.pools[p.ID] = p
+	out, err := l.instanceViews(ctx, is)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, out)
+}
