@@ -154,8 +154,8 @@ func changedUint(cmd *cobra.Command, name string) *uint {
 // anyChanged reports whether any local flag other than --format was given.
 func anyChanged(cmd *cobra.Command) bool {
 	changed := false
-	cmd.LocalFlags().Visit(func(f *pflag.Flag) {
-		if f.Name != "format" {
+	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed && f.Name != "format" {
 			changed = true
 		}
 	})

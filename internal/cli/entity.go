@@ -111,15 +111,15 @@ func webhookSecret(cmd *cobra.Command) (string, error) {
 // entityView is what the tables show of a repository, organization or
 // enterprise.
 type entityView struct {
-	ID, Owner, Name   string
-	Endpoint, Forge   string
-	Credentials       string
-	Balancer          string
-	Running           bool
-	FailureReason     string
-	AgentMode         bool
-	Pools             []apiv1.Pool
-	Events            []apiv1.EntityEvent
+	ID, Owner, Name      string
+	Endpoint, Forge      string
+	Credentials          string
+	Balancer             string
+	Running              bool
+	FailureReason        string
+	AgentMode            bool
+	Pools                []apiv1.Pool
+	Events               []apiv1.EntityEvent
 	CreatedAt, UpdatedAt string
 }
 
