@@ -77,7 +77,7 @@ func (c *checker) list(ctx context.Context) (string, error) {
 	if err := c.sameInstance(matches[0], provider.StatusRunning); err != nil {
 		return "", fmt.Errorf("ListInstances: %w", err)
 	}
-	return fmt.Sprintf("%d instances listed", n), nil
+	return fmt.Sprintf("listed instances: %d", n), nil
 }
 
 // listOther checks another pool's list does not contain the instance.
