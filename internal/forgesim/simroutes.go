@@ -68,11 +68,7 @@ type JobJSON struct {
 }
 
 func jobJSON(j Job) JobJSON {
-	return JobJSON{
-		ID: j.ID, RunID: j.RunID, Repo: j.Repo, Name: j.Name, Labels: j.Labels, Status: j.Status,
-		Conclusion: j.Conclusion, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
-		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
-	}
+	return JobJSON(j)
 }
 
 func (s *Sim) simJobs(w http.ResponseWriter, _ *http.Request) {
