@@ -34,7 +34,7 @@ func fakeMain(mode string) int {
 		return fakeExit()
 	case "hang":
 		writePID("pid", os.Getpid())
-		writePID("childpid", spawnSleeper(nil))
+		writePID("childpid", spawnSleeper(os.Stdout)) // holds our stdout too
 		time.Sleep(time.Hour)
 	case "sleeper":
 		time.Sleep(time.Hour)
