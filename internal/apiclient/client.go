@@ -89,11 +89,13 @@ func (c *Client) BaseURL() string { return c.base.String() }
 // dropped; body, when non-nil, is sent as JSON. Non-2xx answers are returned
 // as *Error.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, body, out any) error {
-	u := *c.base
-	u.Path += path
-	if q := encodeQuery(query); q != "" {
-		u.RawQuery = q
+	// path is already escaped: parse the joined text rather than setting
+	// u.Path, which would escape it again.
+	u, err := url.Parse(c.base.String() + path)
+	if err != nil {
+		return fmt.Errorf("build %s %s request: %w", method, path, err)
 	}
+	u.RawQuery = encodeQuery(query)
 	var rd io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)

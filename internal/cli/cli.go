@@ -164,11 +164,15 @@ func (a *app) newClient(cmd *cobra.Command, url, token string) (*apiclient.Clien
 // runFunc is the body of a command.
 type runFunc func(ctx context.Context, cmd *cobra.Command, args []string) error
 
-// run adapts f to cobra's RunE: usage is not printed for errors that happen
-// after the arguments were accepted.
+// run adapts f to cobra's RunE: --format is checked before anything is sent,
+// and usage is not printed for errors that happen after the arguments were
+// accepted.
 func run(f runFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		cmd.SilenceUsage = true
+		if _, err := outputFormat(cmd); err != nil {
+			return err
+		}
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
