@@ -17,6 +17,7 @@ package store
 
 import (
 	"context"
+	"errors"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -26,6 +27,10 @@ type Sealer interface {
 	Seal(plaintext []byte) ([]byte, error)
 	Open(sealed []byte) ([]byte, error)
 }
+
+// ErrWrongPassphrase is returned when a backend opens a database whose secrets were sealed
+// with a different passphrase: the database's sealed check value does not open.
+var ErrWrongPassphrase = errors.New("store: wrong passphrase: the database's secrets were sealed with a different key")
 
 // NewSealer makes the Sealer for a database from the random salt the database keeps. A
 // backend calls it once when it opens, creating the salt on first use.

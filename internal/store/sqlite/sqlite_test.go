@@ -1,0 +1,52 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/store/sqlite"
+	"github.com/garrison-ci/garrison/internal/store/storetest"
+)
+
+func open(t *testing.T) store.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func reopen(t *testing.T, s store.Store, newSealer store.NewSealer) (store.Store, error) {
+	r, err := sqlite.Open(t.Context(), s.(*sqlite.Store).Path(), newSealer)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r, nil
+}
+
+// rawContains searches the database file and its -wal and -shm files.
+func rawContains(t *testing.T, s store.Store, needle []byte) bool {
+	path := s.(*sqlite.Store).Path()
+	found := false
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		b, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		found = found || bytes.Contains(b, needle)
+	}
+	return found
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains))
+}

@@ -1,0 +1,68 @@
+package sqlstore
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Dialect is what differs between the SQL databases the store runs on. Queries in this
+// package are written with ? placeholders and portable SQL; the dialect fills the gaps.
+type Dialect struct {
+	// Name names the database in error messages ("sqlite", "postgres").
+	Name string
+	// NumberedParams rewrites ? placeholders to $1, $2, ... (PostgreSQL).
+	NumberedParams bool
+	// ForUpdate is appended to the row read of a read-modify-write transaction to lock
+	// the row (" FOR UPDATE"), or "" where a write transaction already excludes others.
+	ForUpdate string
+	// Lock is a statement taking one int64 argument that takes a lock held until the
+	// transaction ends (a PostgreSQL advisory lock), or "" where write transactions are
+	// serialized already (SQLite with BEGIN IMMEDIATE).
+	Lock string
+	// IsUniqueViolation reports whether err is a unique-constraint violation.
+	IsUniqueViolation func(err error) bool
+	// IsForeignKeyViolation reports whether err is a foreign-key violation.
+	IsForeignKeyViolation func(err error) bool
+	// IsRetryable reports whether a transaction failed for a transient reason (deadlock,
+	// serialization failure) and may be retried from the start. May be nil.
+	IsRetryable func(err error) bool
+}
+
+// Lock keys for Dialect.Lock.
+const (
+	lockMigrate int64 = 0x6761727269736f6e // "garrison"
+	lockAdmin   int64 = lockMigrate + 1
+)
+
+// rebind rewrites the ? placeholders of query for the dialect. Queries in this package
+// never contain a literal question mark.
+func (d *Dialect) rebind(query string) string {
+	if !d.NumberedParams || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 16)
+	n := 0
+	for _, r := range query {
+		if r != '?' {
+			b.WriteRune(r)
+			continue
+		}
+		n++
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+func (d *Dialect) unique(err error) bool {
+	return err != nil && d.IsUniqueViolation != nil && d.IsUniqueViolation(err)
+}
+
+func (d *Dialect) foreignKey(err error) bool {
+	return err != nil && d.IsForeignKeyViolation != nil && d.IsForeignKeyViolation(err)
+}
+
+func (d *Dialect) retryable(err error) bool {
+	return err != nil && d.IsRetryable != nil && d.IsRetryable(err)
+}

@@ -1,0 +1,217 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// instanceColumns are an instance's columns after id and name, in instanceArgs order.
+const instanceColumns = `pool_id, provider_name, provider_id, agent_id, os_type, os_name, os_version,
+	os_arch, addresses, status, runner_status, provider_fault, create_attempt, token_fetched, jit_config,
+	runner_group, generation, metadata_url, callback_url, heartbeat, job_id, created_at, updated_at`
+
+const instanceSelect = `SELECT i.id, i.name, i.pool_id, i.provider_name, i.provider_id, i.agent_id,
+	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
+	i.provider_fault, i.create_attempt, i.token_fetched, i.jit_config, i.runner_group, i.generation,
+	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
+
+// scanInstance scans a row of instanceSelect and opens the JIT config.
+func (s *Store) scanInstance(sc interface{ Scan(...any) error }) (garrison.Instance, error) {
+	var (
+		i   garrison.Instance
+		jit []byte
+	)
+	err := sc.Scan(&i.ID, &i.Name, &i.PoolID, &i.ProviderName, &i.ProviderID, &i.AgentID, &i.OSType,
+		&i.OSName, &i.OSVersion, &i.OSArch, jsonCol{&i.Addresses}, &i.Status, &i.RunnerStatus,
+		&i.ProviderFault, &i.CreateAttempt, &i.TokenFetched, &jit, &i.RunnerGroup, &i.Generation,
+		&i.MetadataURL, &i.CallbackURL, utc(&i.Heartbeat), &i.JobID, utc(&i.CreatedAt), utc(&i.UpdatedAt))
+	if err != nil {
+		return i, err
+	}
+	if jit, err = s.unseal(jit); err != nil || jit == nil {
+		return i, err
+	}
+	if err := json.Unmarshal(jit, &i.JITConfig); err != nil {
+		return i, fmt.Errorf("sqlstore: decode jit config of %s: %w", i.Name, err)
+	}
+	return i, nil
+}
+
+// instanceArgs are the values of instanceColumns.
+func (s *Store) instanceArgs(i garrison.Instance) ([]any, error) {
+	var addrs any
+	if len(i.Addresses) > 0 {
+		a, err := jsonArg(i.Addresses)
+		if err != nil {
+			return nil, err
+		}
+		addrs = a
+	}
+	var jit any
+	if len(i.JITConfig) > 0 {
+		b, err := json.Marshal(i.JITConfig)
+		if err != nil {
+			return nil, fmt.Errorf("sqlstore: encode jit config: %w", err)
+		}
+		if jit, err = s.seal(b); err != nil {
+			return nil, err
+		}
+	}
+	return []any{i.PoolID, i.ProviderName, i.ProviderID, i.AgentID, i.OSType, i.OSName, i.OSVersion,
+		i.OSArch, addrs, i.Status, i.RunnerStatus, bytesArg(i.ProviderFault), int64(i.CreateAttempt),
+		i.TokenFetched, jit, i.RunnerGroup, int64(i.Generation), i.MetadataURL, i.CallbackURL,
+		timeArg(i.Heartbeat), i.JobID, i.CreatedAt, i.UpdatedAt}, nil
+}
+
+// CreateInstance stores a new instance with a new ID; ErrConflict if the name (or a
+// non-empty provider id of the same provider) is taken; ErrNotFound if the pool does not
+// exist. Status messages are not stored; use AddInstanceEvent.
+func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error) {
+	if strings.TrimSpace(i.Name) == "" {
+		return garrison.Instance{}, invalid("missing instance name")
+	}
+	i.ID = newID()
+	i.CreatedAt = now()
+	i.UpdatedAt = i.CreatedAt
+	i.StatusMessages = []garrison.Event{}
+	args, err := s.instanceArgs(i)
+	if err != nil {
+		return garrison.Instance{}, err
+	}
+	err = s.write(ctx, func(c conn) error {
+		ok, err := c.exists(ctx, c.forUpdate(`SELECT 1 FROM pools WHERE id = ?`), i.PoolID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("pool %s not found", i.PoolID)
+		}
+		_, err = c.exec(ctx, `INSERT INTO instances (id, name, `+instanceColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			append([]any{i.ID, i.Name}, args...)...)
+		return s.instanceWriteErr(err, i)
+	})
+	if err != nil {
+		return garrison.Instance{}, err
+	}
+	return i, nil
+}
+
+// instanceWriteErr maps the error of an instance insert or update.
+func (s *Store) instanceWriteErr(err error, i garrison.Instance) error {
+	switch {
+	case err == nil:
+		return nil
+	case s.d.unique(err) && i.ProviderID != "":
+		return conflict("instance %s or provider id %s already exists", i.Name, i.ProviderID)
+	case s.d.unique(err):
+		return conflict("instance %s already exists", i.Name)
+	case s.d.foreignKey(err):
+		return notFound("pool %s not found", i.PoolID)
+	}
+	return s.wrap("store instance", err)
+}
+
+// Instance looks an instance up by name, with its newest status messages.
+func (s *Store) Instance(ctx context.Context, name string) (garrison.Instance, error) {
+	return s.instanceBy(ctx, "name", name)
+}
+
+// InstanceByID looks an instance up by ID, with its newest status messages.
+func (s *Store) InstanceByID(ctx context.Context, id string) (garrison.Instance, error) {
+	return s.instanceBy(ctx, "id", id)
+}
+
+func (s *Store) instanceBy(ctx context.Context, col, value string) (garrison.Instance, error) {
+	var out garrison.Instance
+	err := s.read(ctx, func(c conn) error {
+		var err error
+		out, err = s.instanceTx(ctx, c, instanceSelect+` WHERE i.`+col+` = ?`, value)
+		return err
+	})
+	return out, err
+}
+
+// instanceTx reads the instance selected by query and its status messages.
+func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garrison.Instance, error) {
+	i, err := s.scanInstance(c.row(ctx, query, key))
+	if err != nil {
+		return i, s.noRows(err, "read instance", "instance %s not found", key)
+	}
+	if i.StatusMessages, err = instanceEvents.list(ctx, c, i.ID, 0); err != nil {
+		return i, s.wrap("read status messages", err)
+	}
+	return i, nil
+}
+
+// ListInstances returns the instances matching f, without status messages, by name.
+func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
+	q := instanceSelect + ` WHERE (? = '' OR i.pool_id = ?)`
+	args := []any{f.PoolID, f.PoolID}
+	if f.EntityID != "" {
+		q += ` AND i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`
+		args = append(args, f.EntityID)
+	}
+	rows, err := s.reader().query(ctx, q+` ORDER BY i.name`, args...)
+	if err != nil {
+		return nil, s.wrap("list instances", err)
+	}
+	return collect(rows, s.scanInstance, s.wrap)
+}
+
+// UpdateInstance runs fn on the instance under a write lock and stores the result. ID,
+// Name, PoolID and CreatedAt cannot change and status messages are not written;
+// ErrConflict if the provider id becomes a duplicate.
+func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error) {
+	var out garrison.Instance
+	err := s.write(ctx, func(c conn) error {
+		cur, err := s.instanceTx(ctx, c, c.forUpdate(instanceSelect+` WHERE i.name = ?`), name)
+		if err != nil {
+			return err
+		}
+		next := cur
+		if err := fn(&next); err != nil {
+			return err
+		}
+		next.ID, next.Name, next.PoolID, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Name, cur.PoolID, cur.CreatedAt, now()
+		next.StatusMessages = cur.StatusMessages
+		args, err := s.instanceArgs(next)
+		if err != nil {
+			return err
+		}
+		_, err = c.exec(ctx, `UPDATE instances SET (`+instanceColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+			append(args, next.ID)...)
+		if err := s.instanceWriteErr(err, next); err != nil {
+			return err
+		}
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+// DeleteInstance removes the instance and its status messages; nil if missing.
+func (s *Store) DeleteInstance(ctx context.Context, name string) error {
+	return s.write(ctx, func(c conn) error {
+		_, err := c.exec(ctx, `DELETE FROM instances WHERE name = ?`, name)
+		return s.wrapErr("delete instance", err)
+	})
+}
+
+// AddInstanceEvent records a status message, keeping the newest MaxStatusMessages;
+// ErrNotFound if the instance does not exist.
+func (s *Store) AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error {
+	return s.write(ctx, func(c conn) error {
+		var id string
+		if err := c.row(ctx, c.forUpdate(`SELECT id FROM instances WHERE name = ?`), name).Scan(&id); err != nil {
+			return s.noRows(err, "read instance", "instance %s not found", name)
+		}
+		return s.wrapErr("add status message", instanceEvents.add(ctx, c, id, ev))
+	})
+}

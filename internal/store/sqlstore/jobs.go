@@ -1,0 +1,124 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// jobColumns are a job's columns after id, in jobArgs order.
+const jobColumns = `run_id, action, status, conclusion, name, started_at, completed_at, runner_id,
+	runner_name, runner_group_id, runner_group_name, repository_name, repository_owner, workflow_run_url,
+	labels, entity_id, entity_type, locked_by, created_at, updated_at`
+
+const jobSelect = `SELECT id, ` + jobColumns + ` FROM jobs`
+
+func scanJob(sc interface{ Scan(...any) error }) (garrison.Job, error) {
+	var j garrison.Job
+	err := sc.Scan(&j.ID, &j.RunID, &j.Action, &j.Status, &j.Conclusion, &j.Name, utc(&j.StartedAt),
+		utc(&j.CompletedAt), &j.RunnerID, &j.RunnerName, &j.RunnerGroupID, &j.RunnerGroupName,
+		&j.RepositoryName, &j.RepositoryOwner, &j.WorkflowRunURL, jsonCol{&j.Labels}, &j.EntityID,
+		&j.EntityType, &j.LockedBy, utc(&j.CreatedAt), utc(&j.UpdatedAt))
+	return j, err
+}
+
+func jobArgs(j garrison.Job) ([]any, error) {
+	labels, err := jsonArg(nonNil(j.Labels))
+	if err != nil {
+		return nil, err
+	}
+	return []any{j.RunID, j.Action, j.Status, j.Conclusion, j.Name, timeArg(j.StartedAt),
+		timeArg(j.CompletedAt), j.RunnerID, j.RunnerName, j.RunnerGroupID, j.RunnerGroupName,
+		j.RepositoryName, j.RepositoryOwner, j.WorkflowRunURL, labels, j.EntityID, j.EntityType,
+		j.LockedBy, j.CreatedAt, j.UpdatedAt}, nil
+}
+
+// errJobRace marks an insert that lost a race with another creating the same job.
+var errJobRace = errors.New("job created concurrently")
+
+// UpsertJob creates or updates the job with the given id atomically: fn receives the
+// current row, locked (a zero Job with ID set when exists is false), and edits it in place.
+func (s *Store) UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error) {
+	var (
+		out garrison.Job
+		err error
+	)
+	for range maxAttempts {
+		err = s.write(ctx, func(c conn) error {
+			var err error
+			out, err = s.upsertJobTx(ctx, c, id, fn)
+			return err
+		})
+		if !errors.Is(err, errJobRace) {
+			break
+		}
+	}
+	return out, err
+}
+
+func (s *Store) upsertJobTx(ctx context.Context, c conn, id int64, fn func(*garrison.Job, bool) error) (garrison.Job, error) {
+	cur, err := scanJob(c.row(ctx, c.forUpdate(jobSelect+` WHERE id = ?`), id))
+	exists := err == nil
+	if errors.Is(err, sql.ErrNoRows) {
+		cur = garrison.Job{ID: id}
+	} else if err != nil {
+		return cur, s.wrap("read job", err)
+	}
+	next := cur
+	if err := fn(&next, exists); err != nil {
+		return garrison.Job{}, err
+	}
+	next.ID, next.CreatedAt, next.UpdatedAt = id, cur.CreatedAt, now()
+	if !exists {
+		next.CreatedAt = next.UpdatedAt
+	}
+	next.Labels = nonNil(next.Labels)
+	args, err := jobArgs(next)
+	if err != nil {
+		return garrison.Job{}, err
+	}
+	if exists {
+		_, err = c.exec(ctx, `UPDATE jobs SET (`+jobColumns+`) =
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, append(args, id)...)
+	} else {
+		_, err = c.exec(ctx, `INSERT INTO jobs (id, `+jobColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
+		if s.d.unique(err) {
+			return garrison.Job{}, errJobRace
+		}
+	}
+	if err != nil {
+		return garrison.Job{}, s.wrap("store job", err)
+	}
+	return next, nil
+}
+
+// Job returns the job with the given id.
+func (s *Store) Job(ctx context.Context, id int64) (garrison.Job, error) {
+	j, err := scanJob(s.reader().row(ctx, jobSelect+` WHERE id = ?`, id))
+	if err != nil {
+		return j, s.noRows(err, "read job", "job %d not found", id)
+	}
+	return j, nil
+}
+
+// ListJobs lists the jobs matching f, by id.
+func (s *Store) ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error) {
+	rows, err := s.reader().query(ctx, jobSelect+` WHERE (? = '' OR entity_id = ?) AND (? = '' OR action = ?)
+		ORDER BY id`, f.EntityID, f.EntityID, f.Action, f.Action)
+	if err != nil {
+		return nil, s.wrap("list jobs", err)
+	}
+	return collect(rows, scanJob, s.wrap)
+}
+
+// DeleteJob removes the job; nil if missing.
+func (s *Store) DeleteJob(ctx context.Context, id int64) error {
+	return s.write(ctx, func(c conn) error {
+		_, err := c.exec(ctx, `DELETE FROM jobs WHERE id = ?`, id)
+		return s.wrapErr("delete job", err)
+	})
+}

@@ -1,0 +1,168 @@
+// Package sqlstore implements store.Store over database/sql. The sqlite and postgres
+// packages open their driver, supply a Dialect and their embedded migrations, and embed
+// *Store; everything else is shared here.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// Config is what a backend hands to New.
+type Config struct {
+	Dialect *Dialect
+	// Write runs every transaction. SQLite gives it a single connection.
+	Write *sql.DB
+	// Read serves reads outside transactions; nil means Write.
+	Read *sql.DB
+	// Migrations holds the schema as NNNN_name.sql files, applied in order.
+	Migrations fs.FS
+	// NewSealer makes the Sealer from the database's salt.
+	NewSealer store.NewSealer
+}
+
+// Store implements store.Store on a SQL database.
+type Store struct {
+	d      *Dialect
+	wdb    *sql.DB
+	rdb    *sql.DB
+	sealer store.Sealer
+	salt   []byte
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New migrates the database, sets up sealing and returns the store. The caller keeps
+// ownership of the *sql.DB handles until New succeeds; after that Close closes them.
+func New(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Dialect == nil || cfg.Write == nil || cfg.Migrations == nil || cfg.NewSealer == nil {
+		return nil, errors.New("sqlstore: incomplete config")
+	}
+	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read}
+	if s.rdb == nil {
+		s.rdb = s.wdb
+	}
+	if err := s.migrate(ctx, cfg.Migrations); err != nil {
+		return nil, err
+	}
+	if err := s.initSealer(ctx, cfg.NewSealer); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Ping checks the database is reachable.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.wdb.PingContext(ctx); err != nil {
+		return fmt.Errorf("%s: ping: %w", s.d.Name, err)
+	}
+	return nil
+}
+
+// Close closes the database handles.
+func (s *Store) Close() error {
+	var err error
+	if s.rdb != s.wdb {
+		err = s.rdb.Close()
+	}
+	return errors.Join(err, s.wdb.Close())
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// conn runs queries written with ? placeholders in the store's dialect.
+type conn struct {
+	q querier
+	d *Dialect
+}
+
+func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.q.ExecContext(ctx, c.d.rebind(query), args...)
+}
+
+func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.q.QueryContext(ctx, c.d.rebind(query), args...)
+}
+
+func (c conn) row(ctx context.Context, query string, args ...any) *sql.Row {
+	return c.q.QueryRowContext(ctx, c.d.rebind(query), args...)
+}
+
+// forUpdate appends the dialect's row-locking clause to a select; of names the table
+// aliases whose rows to lock when the select joins several.
+func (c conn) forUpdate(query string, of ...string) string {
+	if c.d.ForUpdate == "" {
+		return query
+	}
+	query += c.d.ForUpdate
+	if len(of) > 0 {
+		query += " OF " + strings.Join(of, ", ")
+	}
+	return query
+}
+
+// lock takes the dialect's transaction-scoped lock with the given key, if it has one.
+func (c conn) lock(ctx context.Context, key int64) error {
+	if c.d.Lock == "" {
+		return nil
+	}
+	if _, err := c.exec(ctx, c.d.Lock, key); err != nil {
+		return fmt.Errorf("%s: lock: %w", c.d.Name, err)
+	}
+	return nil
+}
+
+// maxAttempts bounds the retries of a transaction that failed for a transient reason.
+const maxAttempts = 5
+
+// write runs fn in a write transaction, committing when fn returns nil. Errors from fn are
+// returned unchanged; transient failures are retried from the start.
+func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
+	var err error
+	for range maxAttempts {
+		err = s.writeOnce(ctx, fn)
+		if !s.d.retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
+	}
+	if err := fn(conn{q: tx, d: s.d}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", s.d.Name, err)
+	}
+	return nil
+}
+
+// read runs fn in a transaction on the read handle so that its queries see one snapshot.
+func (s *Store) read(ctx context.Context, fn func(c conn) error) error {
+	tx, err := s.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	return fn(conn{q: tx, d: s.d})
+}
+
+// reader runs single queries on the read handle, outside any transaction.
+func (s *Store) reader() conn { return conn{q: s.rdb, d: s.d} }
