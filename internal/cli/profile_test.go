@@ -97,15 +97,17 @@ func TestInit(t *testing.T) {
 				post("/auth/login", "password", "username").with("username", `"admin"`, "password", `"pw"`),
 				tt.controller,
 			}
-			for i, w := range wants[:2] {
+			for i := range 2 {
 				// The empty token: Go's HTTP client trims the trailing space on the wire.
 				if got := calls[i].Header.Get("Authorization"); strings.TrimSpace(got) != "Bearer" {
 					t.Errorf("call %d Authorization = %q, want an empty bearer token", i, got)
 				}
 				calls[i].Header.Set("Authorization", "Bearer tok") // for checkCalls
-				_ = w
 			}
-			calls[2].Header.Set("Authorization", strings.Replace(calls[2].Header.Get("Authorization"), "new-token", "tok", 1))
+			if got := calls[2].Header.Get("Authorization"); got != "Bearer new-token" {
+				t.Errorf("PUT /controller Authorization = %q, want the new token", got)
+			}
+			calls[2].Header.Set("Authorization", "Bearer tok")
 			checkCalls(t, calls, wants)
 			if !strings.Contains(stdout, testCtl.ControllerID) {
 				t.Errorf("init output lacks the controller info:\n%s", stdout)
@@ -350,7 +352,7 @@ func TestUsageErrors(t *testing.T) {
 	srv := newFakeServer(t, commonReplies)
 	e := newEnv(t).withProfile(t, srv)
 	tests := [][]string{
-		{"repo", "add", "--owner", "o", "--name", "n", "--credentials", "c"},                                                   // no secret
+		{"repo", "add", "--owner", "o", "--name", "n", "--credentials", "c"},                                                     // no secret
 		{"repo", "add", "--owner", "o", "--name", "n", "--credentials", "c", "--webhook-secret", "s", "--random-webhook-secret"}, // both
 		{"pool", "add", "--provider-name", "p", "--image", "i", "--flavor", "f", "--tags", "a"},                                  // no owner
 		{"pool", "add", "--repo", repoID, "--provider-name", "p", "--image", "i", "--flavor", "f", "--tags", "a", "--extra-specs", "{"},
