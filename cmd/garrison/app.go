@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/httpapi"
+	"github.com/garrison-ci/garrison/internal/metrics"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// app is a wired garrison server: its store, providers and HTTP handler.
+type app struct {
+	cfg       serverConfig
+	logger    *slog.Logger
+	store     store.Store
+	metrics   *metrics.Metrics
+	providers []*providerInfo
+	handler   http.Handler
+}
+
+// newApp opens the store and wires every part of the server together.
+func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, error) {
+	st, err := openStore(ctx, cfg.Database)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New()}
+	if err := a.wire(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *app) wire(ctx context.Context) error {
+	ctrl, err := a.adoptLegacyURLs(ctx)
+	if err != nil {
+		return err
+	}
+	a.providers, err = newProviders(a.cfg.Providers, ctrl.ID, a.logger, a.metrics)
+	if err != nil {
+		return err
+	}
+	hostname, _ := os.Hostname()
+	opts := httpapi.Options{
+		Store:                   a.store,
+		JWTSecret:               []byte(a.cfg.JWTAuth.Secret),
+		TokenTTL:                a.cfg.JWTAuth.TimeToLive,
+		Logger:                  a.logger,
+		Version:                 Version(),
+		Hostname:                hostname,
+		CORSOrigins:             a.cfg.APIServer.CORSOrigins,
+		EnableWebhookManagement: a.cfg.Default.EnableWebhookManagement,
+		MetricsAuthDisabled:     a.cfg.Metrics.DisableAuth,
+		Registerer:              a.metrics.Registry,
+	}
+	for _, p := range a.providers {
+		opts.Providers = append(opts.Providers, p)
+	}
+	if a.cfg.Metrics.Enable {
+		opts.Metrics = a.metrics.Handler()
+	}
+	h, err := httpapi.New(opts)
+	if err != nil {
+		return err
+	}
+	a.handler = h
+	return nil
+}
+
+// adoptLegacyURLs copies the [default] callback, metadata and webhook URLs of a GARM config
+// into the controller settings when those are still empty, and returns the controller.
+func (a *app) adoptLegacyURLs(ctx context.Context) (garrison.Controller, error) {
+	d := a.cfg.Default
+	if d.CallbackURL == "" && d.MetadataURL == "" && d.WebhookURL == "" {
+		return a.store.Controller(ctx)
+	}
+	return a.store.UpdateController(ctx, func(c *garrison.Controller) error {
+		if c.CallbackURL == "" {
+			c.CallbackURL = d.CallbackURL
+		}
+		if c.MetadataURL == "" {
+			c.MetadataURL = d.MetadataURL
+		}
+		if c.WebhookURL == "" {
+			c.WebhookURL = d.WebhookURL
+		}
+		return nil
+	})
+}
+
+// Serve answers HTTP requests on ln until ctx is cancelled, then shuts down gracefully.
+func (a *app) Serve(ctx context.Context, ln net.Listener) error {
+	for _, p := range a.providers {
+		go p.introspect(ctx, a.logger)
+	}
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn),
+	}
+	if a.cfg.APIServer.UseTLS {
+		cert, err := tls.LoadX509KeyPair(a.cfg.APIServer.TLS.Certificate, a.cfg.APIServer.TLS.Key)
+		if err != nil {
+			return fmt.Errorf("loading TLS certificate: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		a.logger.Warn("graceful shutdown incomplete", "error", err)
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// Close releases the store.
+func (a *app) Close() error { return a.store.Close() }

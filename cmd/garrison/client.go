@@ -1,0 +1,19 @@
+package main
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/garrison-ci/garrison/internal/cli"
+)
+
+// addClientCommands attaches the garm-cli compatible client commands to root, plus the
+// commands of this binary that extend them (provider check).
+func addClientCommands(root *cobra.Command, stdout, stderr io.Writer) {
+	cmds := cli.Commands(cli.Options{Stdout: stdout, Stderr: stderr})
+	if p := cli.Find(cmds, "provider"); p != nil {
+		p.AddCommand(newProviderCheckCmd())
+	}
+	root.AddCommand(cmds...)
+}
