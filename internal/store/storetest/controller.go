@@ -100,8 +100,8 @@ var userCases = []testCase{
 	{"Users/ConcurrentCreateAdmin", func(t *testing.T, _ Backend, s store.Store) {
 		ctx := t.Context()
 		var (
-			wg sync.WaitGroup
-			mu sync.Mutex
+			wg      sync.WaitGroup
+			mu      sync.Mutex
 			created int
 		)
 		for i := range 4 {
