@@ -32,6 +32,10 @@ type Sealer interface {
 // with a different passphrase: the database's sealed check value does not open.
 var ErrWrongPassphrase = errors.New("store: wrong passphrase: the database's secrets were sealed with a different key")
 
+// ErrSchemaTooNew is returned when a backend opens a database migrated by a newer garrison
+// than this one: it refuses to work on a schema it does not know.
+var ErrSchemaTooNew = errors.New("store: the database schema is newer than this garrison; upgrade garrison")
+
 // NewSealer makes the Sealer for a database from the random salt the database keeps. A
 // backend calls it once when it opens, creating the salt on first use.
 type NewSealer func(salt []byte) (Sealer, error)

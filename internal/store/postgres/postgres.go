@@ -68,7 +68,7 @@ const MaxConns = 16
 // Open connects to the database named by dsn (a postgres:// URL or key=value string; a
 // search_path parameter selects the schema), migrates it and sets up sealing with a
 // Sealer from newSealer. It fails with store.ErrWrongPassphrase if the database's secrets
-// were sealed with another key, and with sqlstore.ErrSchemaTooNew if a newer garrison
+// were sealed with another key, and with store.ErrSchemaTooNew if a newer garrison
 // migrated it.
 func Open(ctx context.Context, dsn string, newSealer store.NewSealer) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)

@@ -105,12 +105,7 @@ func reopen(t *testing.T, s store.Store, newSealer store.NewSealer) (store.Store
 // rawContains scans every row of every table of the store's schema as text, looking for
 // needle as text and as hex (how bytea values print).
 func rawContains(t *testing.T, s store.Store, needle []byte) bool {
-	dsn, _ := schemas.Load(s)
-	db, err := sql.Open("pgx", dsn.(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(t, s)
 	ctx := t.Context()
 	rows, err := db.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`)
@@ -142,7 +137,22 @@ func rawContains(t *testing.T, s store.Store, needle []byte) bool {
 	return false
 }
 
+// rawDB opens the store's schema directly.
+func rawDB(t *testing.T, s store.Store) *sql.DB {
+	dsn, ok := schemas.Load(s)
+	if !ok {
+		t.Fatal("unknown store")
+	}
+	db, err := sql.Open("pgx", dsn.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 func TestConformance(t *testing.T) {
 	baseDSN(t)
-	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains))
+	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
+		storetest.WithDB(rawDB))
 }

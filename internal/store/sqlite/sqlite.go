@@ -57,7 +57,7 @@ func hasCode(codes ...int) func(error) bool {
 
 // Open opens (creating if needed) the database at path, migrates it and sets up sealing
 // with a Sealer from newSealer. It fails with store.ErrWrongPassphrase if the database's
-// secrets were sealed with another key, and with sqlstore.ErrSchemaTooNew if a newer
+// secrets were sealed with another key, and with store.ErrSchemaTooNew if a newer
 // garrison migrated it.
 func Open(ctx context.Context, path string, newSealer store.NewSealer) (*Store, error) {
 	w, err := openDB(path, true)

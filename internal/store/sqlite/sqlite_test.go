@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,6 +48,17 @@ func rawContains(t *testing.T, s store.Store, needle []byte) bool {
 	return found
 }
 
+// rawDB opens the store's database file directly.
+func rawDB(t *testing.T, s store.Store) *sql.DB {
+	db, err := sql.Open("sqlite", s.(*sqlite.Store).Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 func TestConformance(t *testing.T) {
-	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains))
+	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
+		storetest.WithDB(rawDB))
 }

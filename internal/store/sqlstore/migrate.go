@@ -9,11 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-// ErrSchemaTooNew is returned by New when the database was migrated by a newer garrison
-// than this one: it refuses to touch a schema it does not know.
-var ErrSchemaTooNew = errors.New("database schema is newer than this garrison")
+	"github.com/garrison-ci/garrison/internal/store"
+)
 
 // migration is one NNNN_name.sql file.
 type migration struct {
@@ -64,8 +62,8 @@ func (s *Store) apply(ctx context.Context, m migration, latest int64) error {
 			return fmt.Errorf("%s: read schema version: %w", s.d.Name, err)
 		}
 		if have > latest {
-			return fmt.Errorf("%s: %w: database is at version %d, this build knows up to %d; upgrade garrison",
-				s.d.Name, ErrSchemaTooNew, have, latest)
+			return fmt.Errorf("%w (database at version %d, this build knows up to %d)",
+				store.ErrSchemaTooNew, have, latest)
 		}
 		var n int
 		if err := c.row(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"database/sql"
 	"testing"
 
 	"github.com/garrison-ci/garrison/internal/store"
@@ -18,6 +19,9 @@ type Backend struct {
 	// (every file for SQLite, every table's text for PostgreSQL). Nil skips the secrets
 	// at rest case.
 	RawContains func(t *testing.T, s store.Store, needle []byte) bool
+	// DB returns a handle on the database of s, closed at cleanup, for checks in portable
+	// SQL without placeholders. Nil skips the migration cases.
+	DB func(t *testing.T, s store.Store) *sql.DB
 }
 
 // Option adds a backend capability to Run.
@@ -31,6 +35,11 @@ func WithReopen(fn func(t *testing.T, s store.Store, newSealer store.NewSealer) 
 // WithRawContains lets the suite search the raw stored data; see Backend.RawContains.
 func WithRawContains(fn func(t *testing.T, s store.Store, needle []byte) bool) Option {
 	return func(b *Backend) { b.RawContains = fn }
+}
+
+// WithDB lets the suite query a store's database directly; see Backend.DB.
+func WithDB(fn func(t *testing.T, s store.Store) *sql.DB) Option {
+	return func(b *Backend) { b.DB = fn }
 }
 
 // testCase is one conformance case.
@@ -49,7 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	var cases []testCase
 	for _, group := range [][]testCase{
 		controllerCases, userCases, endpointCases, credentialsCases, entityCases, eventCases,
-		poolCases, instanceCases, jobCases, lifecycleCases,
+		poolCases, instanceCases, jobCases, lifecycleCases, migrationCases,
 	} {
 		cases = append(cases, group...)
 	}
