@@ -189,7 +189,9 @@ func TestJITValidation(t *testing.T) {
 			if tt.want != 201 {
 				return
 			}
-			var out struct{ EncodedJITConfig string `json:"encoded_jit_config"` }
+			var out struct {
+				EncodedJITConfig string `json:"encoded_jit_config"`
+			}
 			_ = json.Unmarshal(body, &out)
 			raw, _ := base64.StdEncoding.DecodeString(out.EncodedJITConfig)
 			var files map[string]string

@@ -1,0 +1,21 @@
+// Package github is garrison's client for GitHub and GitHub Enterprise Server, built on
+// go-github v90 and ghinstallation v2.
+//
+// A Client serves one credential on one endpoint:
+//
+//	c, err := github.New(endpoint, credentials, github.Options{Logger: log})
+//	cfg, err := c.CreateJITConfig(ctx, entity, github.JITRequest{Name: "garrison-x", RunnerGroup: "", Labels: tags})
+//
+// Every operation takes the entity (repository, organization or enterprise) it acts on.
+// Failures wrap a *garrison.Error (404 → ENotFound, 401/403 → EUnauthorized, 409 →
+// EConflict, 422 → EUnprocessable, 400 → EInvalid) together with the go-github error, so
+// both errors.Is(err, garrison.ErrNotFound) and errors.As(err, *github.ErrorResponse) work.
+//
+// Rate limits are handled below go-github, per client (that is, per credential): the
+// x-ratelimit-* headers are recorded per resource; a call made while a resource's budget
+// is known to be spent, or while a secondary limit's Retry-After runs, waits (bounded by
+// ctx) instead of being sent; a 403/429 rate-limit answer is waited out and retried. GET
+// responses are cached by ETag and revalidated with If-None-Match, so an unchanged list
+// costs a 304, which GitHub does not charge. RateLimits reports the last known budgets;
+// Options.Observer receives every update.
+package github

@@ -1,0 +1,63 @@
+package github
+
+import (
+	"context"
+	"time"
+
+	gh "github.com/google/go-github/v90/github"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// RunnerDownload is one runner application package.
+type RunnerDownload struct {
+	OS                string
+	Architecture      string
+	Filename          string
+	DownloadURL       string
+	TempDownloadToken string // GHES: send as "Authorization: Bearer" when downloading
+	SHA256Checksum    string
+}
+
+type cachedDownloads struct {
+	list    []RunnerDownload
+	fetched time.Time
+}
+
+// RunnerDownloads lists the runner packages for the entity, cached for Options.DownloadsTTL.
+func (c *Client) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]RunnerDownload, error) {
+	key := string(e.Type) + "/" + e.FullName()
+	now := c.rt.clock.Now()
+	c.mu.Lock()
+	cd, ok := c.downloads[key]
+	c.mu.Unlock()
+	if ok && now.Sub(cd.fetched) < c.ttl {
+		return cd.list, nil
+	}
+	var ds []*gh.RunnerApplicationDownload
+	var err error
+	switch e.Type {
+	case garrison.Repository:
+		ds, _, err = c.gh.Actions.ListRunnerApplicationDownloads(ctx, e.Owner, e.Name)
+	case garrison.Organization:
+		ds, _, err = c.gh.Actions.ListOrganizationRunnerApplicationDownloads(ctx, e.Name)
+	case garrison.Enterprise:
+		ds, _, err = c.gh.Enterprise.ListRunnerApplicationDownloads(ctx, e.Name)
+	default:
+		return nil, errUnsupported("runner downloads", e)
+	}
+	if err != nil {
+		return nil, wrap("list runner downloads", err)
+	}
+	list := make([]RunnerDownload, 0, len(ds))
+	for _, d := range ds {
+		list = append(list, RunnerDownload{
+			OS: d.GetOS(), Architecture: d.GetArchitecture(), Filename: d.GetFilename(),
+			DownloadURL: d.GetDownloadURL(), TempDownloadToken: d.GetTempDownloadToken(), SHA256Checksum: d.GetSHA256Checksum(),
+		})
+	}
+	c.mu.Lock()
+	c.downloads[key] = cachedDownloads{list: list, fetched: now}
+	c.mu.Unlock()
+	return list, nil
+}
