@@ -178,7 +178,7 @@ func TestWalkthrough(t *testing.T) {
 	srv.stop()
 	t.Setenv("GARRISON_PASSWORD", "")
 	runCLI(t, "admin", "password-reset", "--data-dir", data, "--config", cfg, "--password", "another-long-passphrase-77%")
-	srv = startServer(t, addr, "--data-dir", data, "--config", cfg)
+	startServer(t, addr, "--data-dir", data, "--config", cfg)
 	if out, err := cliErr(t, "pool", "list"); err == nil {
 		t.Errorf("old token still accepted after password reset:\n%s", out)
 	}
