@@ -30,10 +30,10 @@ func TestGarmCLIFlowsPostgres(t *testing.T) {
 }
 
 // openPostgres opens a PostgreSQL store; nil until the backend exists (see postgres_test.go).
-var openPostgres func(*testing.T) store.Store
+var openPostgres func(testing.TB) store.Store
 
 // runGarmCLIFlows is the garm-cli flows suite, on any store.
-func runGarmCLIFlows(t *testing.T, open func(*testing.T) store.Store) {
+func runGarmCLIFlows(t *testing.T, open func(testing.TB) store.Store) {
 	h := newHarness(t, open)
 	tok := flowInit(t, h)
 	flowProfile(t, h, tok)

@@ -42,7 +42,7 @@ const (
 )
 
 // openSQLite opens a fresh SQLite store in the test's temp dir.
-func openSQLite(t *testing.T) store.Store {
+func openSQLite(t testing.TB) store.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer("test passphrase"))
 	if err != nil {
@@ -126,7 +126,7 @@ func (c *clock) Add(d time.Duration) {
 
 // harness is a garrison API on a real store behind a real HTTP server.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	store    store.Store
 	srv      *httptest.Server
 	forge    *fakeForge
@@ -138,7 +138,7 @@ type harness struct {
 }
 
 // newHarness starts a server on a store from open; edit adjusts the options.
-func newHarness(t *testing.T, open func(*testing.T) store.Store, edit ...func(*httpapi.Options)) *harness {
+func newHarness(t testing.TB, open func(testing.TB) store.Store, edit ...func(*httpapi.Options)) *harness {
 	t.Helper()
 	h := &harness{t: t, store: open(t), forge: &fakeForge{hooks: map[string]apiv1.HookInfo{}},
 		clock: &clock{t: time.Now()}, registry: prometheus.NewRegistry()}
@@ -329,7 +329,7 @@ func (h *harness) ready() string {
 }
 
 // testCA returns a self-signed CA certificate in PEM.
-func testCA(t *testing.T) []byte {
+func testCA(t testing.TB) []byte {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -346,7 +346,7 @@ func testCA(t *testing.T) []byte {
 }
 
 // testRSAKey returns an RSA private key in PEM, PKCS#1 or PKCS#8.
-func testRSAKey(t *testing.T, pkcs8 bool) []byte {
+func testRSAKey(t testing.TB, pkcs8 bool) []byte {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 1024)
 	if err != nil {
