@@ -1,0 +1,156 @@
+package gitea_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/forge/gitea"
+	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/forgesim"
+)
+
+const token = "gitea-pat"
+
+var org = garrison.Entity{Type: garrison.Organization, Name: "acme"}
+
+func setup(t *testing.T) (*forgesim.Sim, *gitea.Client) {
+	t.Helper()
+	sim := forgesim.New(forgesim.Options{})
+	url, err := sim.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	sim.AddToken(token)
+	sim.AddOrg("acme")
+	if err := sim.AddRepo("acme/app"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := gitea.New(garrison.Endpoint{Name: "g", Type: garrison.Gitea, BaseURL: url}, garrison.Credentials{PAT: token}, gitea.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim, c
+}
+
+func TestRunners(t *testing.T) {
+	sim, c := setup(t)
+	ctx := t.Context()
+	scopes := []garrison.Entity{{Type: garrison.Repository, Owner: "acme", Name: "app"}, org, gitea.Instance}
+	for _, e := range scopes {
+		tok, err := c.RegistrationToken(ctx, e)
+		if err != nil || tok == "" {
+			t.Fatalf("%q: token: %v", e.Type, err)
+		}
+		if again, _ := c.RegistrationToken(ctx, e); again != tok {
+			t.Fatal("token not reused")
+		}
+		for i := range 55 {
+			if _, err := sim.RegisterRunner(tok, fmt.Sprintf("r%d", i), []string{"ubuntu"}, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rs, err := c.ListRunners(ctx, e)
+		if err != nil || len(rs) != 55 || rs[0].Labels[0] != "ubuntu" || !rs[0].Ephemeral {
+			t.Fatalf("list: %d %v", len(rs), err)
+		}
+		if r, err := c.GetRunner(ctx, e, rs[3].ID); err != nil || r.Name != "r3" {
+			t.Fatalf("get: %+v %v", r, err)
+		}
+		if err := c.DeleteRunner(ctx, e, rs[3].ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetRunner(ctx, e, rs[3].ID); !errors.Is(err, garrison.ErrNotFound) {
+			t.Fatalf("deleted: %v", err)
+		}
+	}
+	bad, _ := gitea.New(garrison.Endpoint{BaseURL: sim.URL() + "/api/v1/"}, garrison.Credentials{PAT: "nope"}, gitea.Options{})
+	if _, err := bad.ListRunners(ctx, org); !errors.Is(err, garrison.ErrUnauthorized) {
+		t.Fatalf("bad token: %v", err)
+	}
+}
+
+type sink struct {
+	mu  sync.Mutex // guards got
+	got []*webhook.Event
+	raw []map[string]string
+}
+
+func TestHooksAndJobs(t *testing.T) {
+	sim, c := setup(t)
+	ctx := t.Context()
+	sk := &sink{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if err := webhook.Verify(r.Header, b, []byte("k")); err != nil {
+			t.Errorf("verify: %v", err)
+		}
+		ev, err := webhook.Parse(r.Header, b)
+		if err != nil {
+			t.Errorf("parse: %v", err)
+			return
+		}
+		sk.mu.Lock()
+		sk.got = append(sk.got, ev)
+		sk.raw = append(sk.raw, map[string]string{"event": r.Header.Get("X-Gitea-Event"), "sig": r.Header.Get("X-Gitea-Signature")})
+		sk.mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	h, err := c.CreateHook(ctx, org, srv.URL, "k")
+	if err != nil || h.ID == 0 {
+		t.Fatalf("create hook: %+v %v", h, err)
+	}
+	hs, err := c.ListHooks(ctx, org)
+	if err != nil || len(hs) != 1 || hs[0].URL != srv.URL {
+		t.Fatalf("list hooks: %+v %v", hs, err)
+	}
+	a, _ := sim.QueueJob("acme/app", "ubuntu")
+	b, _ := sim.QueueJob("acme/app", "gpu")
+	tok, _ := c.RegistrationToken(ctx, org)
+	rn, _ := sim.RegisterRunner(tok, "g", []string{"ubuntu"}, true)
+	if j, err := sim.Acquire("g", rn.Secret); err != nil || j.ID != a {
+		t.Fatalf("acquire: %v %v", j, err)
+	}
+	if _, err := sim.StartJob(a, rn.Secret); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := c.QueuedJobs(ctx, org)
+	if err != nil || len(jobs) != 1 || jobs[0].ID != b {
+		t.Fatalf("queued: %+v %v", jobs, err)
+	}
+	if _, err := sim.CompleteJob(a, rn.Secret, "success"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.CancelJob(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if len(sk.got) != 5 {
+		t.Fatalf("got %d events", len(sk.got))
+	}
+	for i, ev := range sk.got {
+		if ev.Forge != garrison.Gitea || ev.TargetType != "organization" || ev.EntityName != "acme" || sk.raw[i]["event"] != "workflow_job" || sk.raw[i]["sig"] == "" {
+			t.Fatalf("event %d: %+v %v", i, ev, sk.raw[i])
+		}
+	}
+	last := sk.got[4]
+	if last.JobID != b || last.Conclusion != "cancelled" || last.RunnerName != "" {
+		t.Fatalf("cancelled event: %+v", last)
+	}
+	if err := c.DeleteHook(ctx, org, h.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteHook(ctx, org, h.ID); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("delete twice: %v", err)
+	}
+}
