@@ -156,3 +156,13 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
 		storetest.WithDB(rawDB))
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store {
+		s, err := openDSN(b, freshSchema(b), storetest.NewSealer(storetest.Passphrase))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
+}

@@ -12,15 +12,18 @@ import (
 	"github.com/garrison-ci/garrison/internal/store/storetest"
 )
 
-func open(t *testing.T) store.Store {
-	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase))
+// openTB opens a store on a new file in a temporary directory.
+func openTB(tb testing.TB) store.Store {
+	tb.Helper()
+	s, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	tb.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+func open(t *testing.T) store.Store { return openTB(t) }
 
 func reopen(t *testing.T, s store.Store, newSealer store.NewSealer) (store.Store, error) {
 	r, err := sqlite.Open(t.Context(), s.(*sqlite.Store).Path(), newSealer)
@@ -61,4 +64,8 @@ func rawDB(t *testing.T, s store.Store) *sql.DB {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
 		storetest.WithDB(rawDB))
+}
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) store.Store { return openTB(b) })
 }

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -13,8 +15,14 @@ const controllerCols = `uuid, metadata_url, callback_url, webhook_url, agent_url
 // Controller returns the controller, creating it with a fresh UUID and the default agent
 // releases URL and job age backoff on first call.
 func (s *Store) Controller(ctx context.Context) (garrison.Controller, error) {
-	var out garrison.Controller
-	err := s.write(ctx, func(c conn) error {
+	out, err := s.scanController(s.reader().row(ctx, `SELECT `+controllerCols+` FROM controller WHERE id = 1`))
+	if err == nil {
+		return out, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return out, s.wrap("read controller", err)
+	}
+	err = s.write(ctx, func(c conn) error {
 		var err error
 		out, err = s.controllerTx(ctx, c)
 		return err
@@ -61,14 +69,19 @@ func (s *Store) controllerTx(ctx context.Context, c conn) (garrison.Controller, 
 	if err != nil {
 		return garrison.Controller{}, s.wrap("create controller", err)
 	}
-	var out garrison.Controller
-	err = c.row(ctx, c.forUpdate(`SELECT `+controllerCols+` FROM controller WHERE id = 1`)).Scan(
-		&out.ID, &out.MetadataURL, &out.CallbackURL, &out.WebhookURL, &out.AgentURL,
-		&out.AgentReleasesURL, &out.EnableAgentToolsSync, &out.AgentVersion, &out.AllowInsecureAgent,
-		&out.MinimumJobAgeBackoff, &out.CACertBundle, utc(&out.CreatedAt), utc(&out.UpdatedAt))
+	out, err := s.scanController(c.row(ctx, c.forUpdate(`SELECT `+controllerCols+` FROM controller WHERE id = 1`)))
 	if err != nil {
 		return garrison.Controller{}, s.wrap("read controller", err)
 	}
-	out.SealSalt = append([]byte(nil), s.salt...)
 	return out, nil
+}
+
+// scanController scans a row of controllerCols and adds the seal salt.
+func (s *Store) scanController(sc interface{ Scan(...any) error }) (garrison.Controller, error) {
+	var out garrison.Controller
+	err := sc.Scan(&out.ID, &out.MetadataURL, &out.CallbackURL, &out.WebhookURL, &out.AgentURL,
+		&out.AgentReleasesURL, &out.EnableAgentToolsSync, &out.AgentVersion, &out.AllowInsecureAgent,
+		&out.MinimumJobAgeBackoff, &out.CACertBundle, utc(&out.CreatedAt), utc(&out.UpdatedAt))
+	out.SealSalt = append([]byte(nil), s.salt...)
+	return out, err
 }
