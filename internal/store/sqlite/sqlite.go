@@ -75,7 +75,8 @@ func Open(ctx context.Context, path string, newSealer store.NewSealer) (*Store, 
 		Dialect: dialect, Write: w, Read: r, Migrations: sub(migrations), NewSealer: newSealer,
 	})
 	if err != nil {
-		_ = errors.Join(r.Close(), w.Close())
+		_ = r.Close()
+		_ = w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return &Store{Store: s, path: path}, nil
