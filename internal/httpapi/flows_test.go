@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,20 +16,6 @@ import (
 func TestGarmCLIFlowsSQLite(t *testing.T) {
 	runGarmCLIFlows(t, openSQLite)
 }
-
-// TestGarmCLIFlowsPostgres runs the same flows on PostgreSQL when configured.
-func TestGarmCLIFlowsPostgres(t *testing.T) {
-	if os.Getenv("GARRISON_TEST_POSTGRES_DSN") == "" {
-		t.Skip("GARRISON_TEST_POSTGRES_DSN not set; skipping the PostgreSQL run of the garm-cli flows")
-	}
-	if openPostgres == nil {
-		t.Skip("the PostgreSQL store is not built into this test binary yet")
-	}
-	runGarmCLIFlows(t, openPostgres)
-}
-
-// openPostgres opens a PostgreSQL store; nil until the backend exists (see postgres_test.go).
-var openPostgres func(testing.TB) store.Store
 
 // runGarmCLIFlows is the garm-cli flows suite, on any store.
 func runGarmCLIFlows(t *testing.T, open func(testing.TB) store.Store) {
