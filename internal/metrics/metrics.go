@@ -3,6 +3,7 @@
 package metrics
 
 import (
+	"github.com/garrison-ci/garrison"
 	"net/http"
 	"time"
 
@@ -66,9 +67,9 @@ func (m *Metrics) ObserveProviderCall(provider, command string, d time.Duration,
 }
 
 // ObserveRateLimit records a credential's forge API budget for one resource.
-func (m *Metrics) ObserveRateLimit(credentials, resource string, limit, used, remaining int, reset time.Time) {
-	m.rateLimit.WithLabelValues(credentials, resource, "limit").Set(float64(limit))
-	m.rateLimit.WithLabelValues(credentials, resource, "used").Set(float64(used))
-	m.rateLimit.WithLabelValues(credentials, resource, "remaining").Set(float64(remaining))
-	m.rateLimit.WithLabelValues(credentials, resource, "reset").Set(float64(reset.Unix()))
+func (m *Metrics) ObserveRateLimit(credentials, resource string, rl garrison.RateLimit) {
+	m.rateLimit.WithLabelValues(credentials, resource, "limit").Set(float64(rl.Limit))
+	m.rateLimit.WithLabelValues(credentials, resource, "used").Set(float64(rl.Used))
+	m.rateLimit.WithLabelValues(credentials, resource, "remaining").Set(float64(rl.Remaining))
+	m.rateLimit.WithLabelValues(credentials, resource, "reset").Set(float64(rl.Reset))
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"errors"
+	"github.com/garrison-ci/garrison"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ func TestProviderCallsAreExported(t *testing.T) {
 	m := New()
 	m.ObserveProviderCall("lxd", "CreateInstance", 120*time.Millisecond, nil)
 	m.ObserveProviderCall("lxd", "CreateInstance", time.Second, errors.New("boom"))
-	m.ObserveRateLimit("pat1", "core", 5000, 12, 4988, time.Unix(1700000000, 0))
+	m.ObserveRateLimit("pat1", "core", garrison.RateLimit{Limit: 5000, Used: 12, Remaining: 4988, Reset: 1700000000})
 
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
