@@ -24,6 +24,7 @@ type app struct {
 	store     store.Store
 	metrics   *metrics.Metrics
 	providers []*providerInfo
+	forges    *forgeHub
 	handler   http.Handler
 }
 
@@ -50,6 +51,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.forges = newForgeHub(a.store, a.logger, a.metrics)
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
@@ -62,6 +64,8 @@ func (a *app) wire(ctx context.Context) error {
 		EnableWebhookManagement: a.cfg.Default.EnableWebhookManagement,
 		MetricsAuthDisabled:     a.cfg.Metrics.DisableAuth,
 		Registerer:              a.metrics.Registry,
+		Forge:                   a.forges,
+		RateLimits:              a.forges,
 	}
 	for _, p := range a.providers {
 		opts.Providers = append(opts.Providers, p)

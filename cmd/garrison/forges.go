@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/forge/gitea"
+	"github.com/garrison-ci/garrison/internal/forge/github"
+)
+
+// forgeStore is what the forge hub reads to build clients.
+type forgeStore interface {
+	Credentials(ctx context.Context, id uint) (garrison.Credentials, error)
+	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
+}
+
+// forgeHub hands out forge clients per credentials, rebuilding a client when its
+// credentials or endpoint change. It adapts the GitHub and Gitea clients to the small
+// interfaces the API, the instance API, the sweep and the reconciler declare.
+type forgeHub struct {
+	store    forgeStore
+	logger   *slog.Logger
+	observer github.RateObserver
+
+	mu      sync.Mutex // guards clients
+	clients map[uint]*forgeClients
+}
+
+// forgeClients are the clients of one credentials; exactly one of gh and gt is set.
+type forgeClients struct {
+	credStamp, endpointStamp time.Time
+	gh                       *github.Client
+	gt                       *gitea.Client
+}
+
+func newForgeHub(st forgeStore, logger *slog.Logger, obs github.RateObserver) *forgeHub {
+	return &forgeHub{store: st, logger: logger, observer: obs, clients: map[uint]*forgeClients{}}
+}
+
+// clientsFor returns the clients for an entity's credentials.
+func (h *forgeHub) clientsFor(ctx context.Context, e garrison.Entity) (*forgeClients, error) {
+	cred, err := h.store.Credentials(ctx, e.CredentialsID)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := h.store.Endpoint(ctx, cred.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	c, ok := h.clients[cred.ID]
+	h.mu.Unlock()
+	if ok && c.credStamp.Equal(cred.UpdatedAt) && c.endpointStamp.Equal(ep.UpdatedAt) {
+		return c, nil
+	}
+	c = &forgeClients{credStamp: cred.UpdatedAt, endpointStamp: ep.UpdatedAt}
+	switch cred.ForgeType {
+	case garrison.Gitea:
+		c.gt, err = gitea.New(ep, cred, gitea.Options{Logger: h.logger})
+	default:
+		c.gh, err = github.New(ep, cred, github.Options{Logger: h.logger, Observer: h.observer})
+	}
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	h.clients[cred.ID] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// RateLimit returns the last observed core budget of GitHub credentials, without calling
+// the forge.
+func (h *forgeHub) RateLimit(credentialsID uint) (garrison.RateLimit, bool) {
+	h.mu.Lock()
+	c, ok := h.clients[credentialsID]
+	h.mu.Unlock()
+	if !ok || c.gh == nil {
+		return garrison.RateLimit{}, false
+	}
+	for _, rs := range c.gh.RateLimits() {
+		if rs.Resource == "core" || rs.Resource == "" {
+			return rs.RateLimit, true
+		}
+	}
+	return garrison.RateLimit{}, false
+}
+
+// RemoveRunner deletes a forge runner registered for e.
+func (h *forgeHub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error {
+	c, err := h.clientsFor(ctx, e)
+	if err != nil {
+		return err
+	}
+	if c.gt != nil {
+		return c.gt.DeleteRunner(ctx, e, agentID)
+	}
+	return c.gh.DeleteRunner(ctx, e, agentID)
+}
+
+// RegistrationToken returns a runner registration token for e.
+func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (string, error) {
+	c, err := h.clientsFor(ctx, e)
+	if err != nil {
+		return "", err
+	}
+	if c.gt != nil {
+		return c.gt.RegistrationToken(ctx, e)
+	}
+	tok, _, err := c.gh.RegistrationToken(ctx, e)
+	return tok, err
+}
