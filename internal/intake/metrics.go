@@ -1,0 +1,113 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Result classifies a delivery: the value of the result label of
+// garrison_webhook_deliveries_total.
+type Result string
+
+// Results.
+const (
+	ResultOK              Result = "ok"               // job recorded or updated
+	ResultDuplicate       Result = "duplicate"        // delivery id already processed
+	ResultPing            Result = "ping"             // ping event
+	ResultIgnoredEvent    Result = "ignored_event"    // another event than workflow_job
+	ResultWrongController Result = "wrong_controller" // path names another controller
+	ResultTooLarge        Result = "too_large"        // body over the limit (413)
+	ResultMalformed       Result = "malformed"        // unreadable or unroutable payload (400)
+	ResultOwnerUnknown    Result = "owner_unknown"    // no endpoint for html_url (200)
+	ResultEntityUnknown   Result = "entity_unknown"   // entity not managed (200)
+	ResultBadSignature    Result = "bad_signature"    // missing, malformed or wrong signature
+	ResultIgnored         Result = "ignored"          // no labels, or an action garrison skips
+	ResultRejected        Result = "rejected"         // owner mismatch, status going backwards (400)
+	ResultNotRecorded     Result = "not_recorded"     // new job no pool can serve (422)
+	ResultError           Result = "error"            // store failure (500)
+)
+
+var allResults = []Result{
+	ResultOK, ResultDuplicate, ResultPing, ResultIgnoredEvent, ResultWrongController, ResultTooLarge,
+	ResultMalformed, ResultOwnerUnknown, ResultEntityUnknown, ResultBadSignature, ResultIgnored,
+	ResultRejected, ResultNotRecorded, ResultError,
+}
+
+// metrics are the receiver's collectors; nil collectors when no registerer is given.
+type metrics struct {
+	deliveries *prometheus.CounterVec
+	latency    prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "garrison", Subsystem: "webhook", Name: "deliveries_total",
+			Help: "Webhook deliveries received, by result.",
+		}, []string{"result"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "garrison", Subsystem: "webhook", Name: "intake_duration_seconds",
+			Help:    "Time to handle one webhook delivery.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}),
+	}
+	for _, r := range allResults {
+		m.deliveries.WithLabelValues(string(r))
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.deliveries, m.latency} {
+		if err := reg.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *metrics) observe(r Result, d time.Duration) {
+	m.deliveries.WithLabelValues(string(r)).Inc()
+	m.latency.Observe(d.Seconds())
+}
+
+// logLimiter logs each result at most once per interval, saying how many were suppressed.
+type logLimiter struct {
+	log   *slog.Logger
+	every time.Duration
+	now   func() time.Time
+
+	mu         sync.Mutex // guards last and suppressed
+	last       map[Result]time.Time
+	suppressed map[Result]int
+}
+
+func newLogLimiter(log *slog.Logger, every time.Duration, now func() time.Time) *logLimiter {
+	return &logLimiter{log: log, every: every, now: now, last: map[Result]time.Time{}, suppressed: map[Result]int{}}
+}
+
+// logf logs msg at level for r unless r was logged less than every ago.
+func (l *logLimiter) logf(ctx context.Context, level slog.Level, r Result, msg string, args ...any) {
+	now := l.now()
+	l.mu.Lock()
+	if last, ok := l.last[r]; ok && now.Sub(last) < l.every {
+		l.suppressed[r]++
+		l.mu.Unlock()
+		return
+	}
+	n := l.suppressed[r]
+	l.last[r], l.suppressed[r] = now, 0
+	l.mu.Unlock()
+	args = append(args, "result", string(r))
+	if n > 0 {
+		args = append(args, "suppressed", n)
+	}
+	l.log.Log(ctx, level, msg, args...)
+}

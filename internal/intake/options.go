@@ -1,0 +1,106 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// EndpointLister finds the endpoints a delivery may come from.
+type EndpointLister interface {
+	ListEndpoints(ctx context.Context, t garrison.ForgeType) ([]garrison.Endpoint, error)
+}
+
+// EntityLister finds the entity a delivery is for.
+type EntityLister interface {
+	ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error)
+}
+
+// PoolLister finds the pools that can serve a job.
+type PoolLister interface {
+	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
+}
+
+// InstanceStore reads and updates the instance a job's runner runs in.
+type InstanceStore interface {
+	Instance(ctx context.Context, name string) (garrison.Instance, error)
+	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+}
+
+// JobLedger is the durable job ledger.
+type JobLedger interface {
+	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+}
+
+// Store is every part of the store the receiver uses. store.Store satisfies it.
+type Store interface {
+	EndpointLister
+	EntityLister
+	PoolLister
+	InstanceStore
+	JobLedger
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxBodyBytes  = 1 << 20
+	DefaultDeliveryCache = 8192
+	DefaultLogEvery      = time.Minute
+)
+
+// Options configure a Handler. Store and ControllerID are required.
+type Options struct {
+	Store Store
+	// ControllerID returns this controller's id, compared with the one in the path (W-2).
+	ControllerID func(ctx context.Context) (string, error)
+	// Logger receives the rate-limited logs (nil: discarded).
+	Logger *slog.Logger
+	// Registerer receives the metrics (nil: none registered).
+	Registerer prometheus.Registerer
+	// Notify enqueues pool keys for the reconciler (nil: nothing is enqueued). It must not
+	// block.
+	Notify func(poolIDs ...string)
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+	// MaxBodyBytes caps the body (0: DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// DeliveryCache is how many delivery ids are remembered (0: DefaultDeliveryCache).
+	DeliveryCache int
+	// LogEvery is the least time between two logs of the same result (0: DefaultLogEvery).
+	LogEvery time.Duration
+}
+
+// errOptions reports a missing required option.
+var errOptions = errors.New("intake: Options.Store and Options.ControllerID are required")
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Store == nil || o.ControllerID == nil {
+		return o, errOptions
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Notify == nil {
+		o.Notify = func(...string) {}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.DeliveryCache <= 0 {
+		o.DeliveryCache = DefaultDeliveryCache
+	}
+	if o.LogEvery <= 0 {
+		o.LogEvery = DefaultLogEvery
+	}
+	return o, nil
+}

@@ -1,0 +1,198 @@
+package intake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// errNotRecorded refuses a new job that no pool can serve and no runner of ours runs
+// (W-9); the message is set per job.
+func errNotRecorded(id int64) error {
+	return garrison.Errorf(garrison.EUnprocessable, "job %d should not be recorded", id)
+}
+
+// ruleError marks a job refused by the ledger rules, as opposed to a store failure.
+type ruleError struct{ error }
+
+func (e *ruleError) Unwrap() error { return e.error }
+
+// target is what a delivery's job concerns on our side.
+type target struct {
+	pools    []garrison.Pool    // enabled pools of the entity matching the labels
+	instance *garrison.Instance // our instance named runner_name, nil when not ours
+}
+
+// record applies the job rules (W-9) and side effects (W-10) of a verified delivery.
+func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.Entity) reply {
+	if err := validateOwner(ev, ent); err != nil {
+		h.logs.logf(ctx, slog.LevelWarn, ResultRejected, "webhook: owner mismatch", "delivery", ev.DeliveryID, "entity", ent.FullName())
+		return errReply(ResultRejected, err)
+	}
+	action := garrison.JobAction(ev.Action)
+	if len(ev.Labels) == 0 || action.Rank() == 0 {
+		return okReply(ResultIgnored) // no labels: not for self-hosted runners; "waiting": wait for queued
+	}
+	tg, err := h.target(ctx, ev, ent)
+	if err != nil {
+		return h.storeFailure(ctx, ev, "read pools and instance", err)
+	}
+	job, err := h.store.UpsertJob(ctx, ev.JobID, func(j *garrison.Job, exists bool) error {
+		if err := h.apply(j, exists, ev, ent, tg); err != nil {
+			return &ruleError{err}
+		}
+		return nil
+	})
+	var rule *ruleError
+	switch {
+	case !errors.As(err, &rule):
+		if err != nil {
+			return h.storeFailure(ctx, ev, "record job", err)
+		}
+	case garrison.CodeOf(err) == garrison.EUnprocessable:
+		h.logs.logf(ctx, slog.LevelInfo, ResultNotRecorded, "webhook: no pool can serve the job", "delivery", ev.DeliveryID,
+			"entity", ent.FullName(), "job", ev.JobID, "labels", ev.Labels, "action", ev.Action)
+		return errReply(ResultNotRecorded, err)
+	case garrison.CodeOf(err) == garrison.EInvalid:
+		h.logs.logf(ctx, slog.LevelInfo, ResultRejected, "webhook: job status going backwards", "delivery", ev.DeliveryID,
+			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
+		return errReply(ResultRejected, err)
+	}
+	if err := h.sideEffects(ctx, job, tg.instance); err != nil {
+		return h.storeFailure(ctx, ev, "update instance", err)
+	}
+	h.notify(tg)
+	return okReply(ResultOK)
+}
+
+// validateOwner checks the delivery names the entity it was routed to (W-9).
+func validateOwner(ev *webhook.Event, ent garrison.Entity) error {
+	typ, _ := entityType(ev.TargetType)
+	if typ != ent.Type || !ent.SameName(ev.EntityOwner, ev.EntityName) {
+		return garrison.Errorf(garrison.EInvalid, "job not meant for %s", ent.FullName())
+	}
+	return nil
+}
+
+// target reads the pools matching the job and the instance running it.
+func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.Entity) (target, error) {
+	pools, err := h.store.ListPools(ctx, store.PoolFilter{EntityID: ent.ID})
+	if err != nil {
+		return target{}, err
+	}
+	tg := target{pools: garrison.MatchingPools(pools, ev.Labels)}
+	if ev.RunnerName == "" {
+		return tg, nil
+	}
+	inst, err := h.store.Instance(ctx, ev.RunnerName)
+	switch {
+	case err == nil:
+		tg.instance = &inst
+	case !errors.Is(err, garrison.ErrNotFound):
+		return target{}, err
+	}
+	return tg, nil
+}
+
+// apply is the ledger update, run inside UpsertJob's transaction.
+func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent garrison.Entity, tg target) error {
+	if !exists {
+		queuedForUs := ev.Status == string(garrison.JobQueued) && len(tg.pools) > 0
+		if !queuedForUs && tg.instance == nil {
+			return errNotRecorded(ev.JobID)
+		}
+	}
+	if err := j.Advance(ev.Job()); err != nil {
+		return err
+	}
+	if j.EntityID == "" {
+		j.EntityID, j.EntityType = ent.ID, ent.Type
+	}
+	now := h.opts.Now().UTC()
+	if j.Action.Rank() >= garrison.JobInProgress.Rank() && j.StartedAt.IsZero() {
+		j.StartedAt = now
+	}
+	if j.Action == garrison.JobCompleted && j.CompletedAt.IsZero() {
+		j.CompletedAt = now
+	}
+	return nil
+}
+
+// sideEffects updates our instance for in_progress and completed jobs (W-10).
+func (h *Handler) sideEffects(ctx context.Context, job garrison.Job, inst *garrison.Instance) error {
+	if inst == nil || job.Action == garrison.JobQueued {
+		return nil
+	}
+	var msg string
+	_, err := h.store.UpdateInstance(ctx, inst.Name, func(i *garrison.Instance) error {
+		msg = instanceUpdate(i, job)
+		return nil
+	})
+	if errors.Is(err, garrison.ErrNotFound) {
+		return nil // deleted meanwhile: nothing to do
+	}
+	if err != nil {
+		return err
+	}
+	if msg == "" {
+		return nil
+	}
+	return h.store.AddInstanceEvent(ctx, inst.Name, garrison.Event{
+		CreatedAt: h.opts.Now().UTC(), Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: msg,
+	})
+}
+
+// instanceUpdate edits an instance for a job its runner took and returns a status message,
+// "" when nothing changed.
+func instanceUpdate(i *garrison.Instance, job garrison.Job) string {
+	switch job.Action {
+	case garrison.JobInProgress:
+		if i.RunnerStatus == garrison.RunnerTerminated || i.Status.Deleting() ||
+			(i.RunnerStatus == garrison.RunnerActive && i.JobID == job.ID) {
+			return ""
+		}
+		i.RunnerStatus, i.JobID = garrison.RunnerActive, job.ID
+		return fmt.Sprintf("runner started job %d", job.ID)
+	case garrison.JobCompleted:
+		if i.RunnerStatus == garrison.RunnerTerminated && (i.Status.Deleting() || i.Status == garrison.InstanceCreating) {
+			return ""
+		}
+		i.RunnerStatus, i.JobID = garrison.RunnerTerminated, job.ID
+		if i.Status != garrison.InstanceCreating && i.Status.CanTransition(garrison.InstancePendingDelete) && !i.Status.Deleting() {
+			i.Status = garrison.InstancePendingDelete
+		}
+		return fmt.Sprintf("runner finished job %d; instance to be removed", job.ID)
+	}
+	return ""
+}
+
+// notify enqueues the pools a job concerns.
+func (h *Handler) notify(tg target) {
+	ids := make([]string, 0, len(tg.pools)+1)
+	for _, p := range tg.pools {
+		ids = append(ids, p.ID)
+	}
+	if tg.instance != nil && tg.instance.PoolID != "" {
+		dup := false
+		for _, id := range ids {
+			dup = dup || id == tg.instance.PoolID
+		}
+		if !dup {
+			ids = append(ids, tg.instance.PoolID)
+		}
+	}
+	if len(ids) > 0 {
+		h.opts.Notify(ids...)
+	}
+}
+
+// storeFailure logs a store error and answers 500 without details.
+func (h *Handler) storeFailure(ctx context.Context, ev *webhook.Event, what string, err error) reply {
+	h.logs.logf(ctx, slog.LevelError, ResultError, "webhook: "+what, "delivery", ev.DeliveryID, "job", ev.JobID, "err", err)
+	return reply{status: 500, result: ResultError, err: err}
+}
