@@ -259,7 +259,9 @@ func TestWebhooks(t *testing.T) {
 			steps: []step{
 				{d: atPath("/webhooks", ghJob(queued(21, stdLabels...), "d1")), status: 200},
 				{d: atPath("/webhooks/", ghJob(queued(22, stdLabels...), "d2")), status: 200},
-				{d: func(e *env) delivery { return atPath("/webhooks/"+e.ctrlID+"/", ghJob(queued(23, stdLabels...), "d3"))(e) }, status: 200},
+				{d: func(e *env) delivery {
+					return atPath("/webhooks/"+e.ctrlID+"/", ghJob(queued(23, stdLabels...), "d3"))(e)
+				}, status: 200},
 			},
 			check: func(t *testing.T, e *env) {
 				for _, id := range []int64{21, 22, 23} {
