@@ -1,0 +1,187 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// Stats counts what sweeps did.
+type Stats struct {
+	Entities    int // entities swept
+	Skipped     int // entities skipped for budget
+	Recorded    int // queued jobs added to the ledger
+	Known       int // queued jobs the ledger already knew
+	Unmatched   int // queued jobs no pool can serve (not recorded)
+	Redelivered int // failed deliveries redelivered
+}
+
+func (s *Stats) add(o Stats) {
+	s.Entities += o.Entities
+	s.Skipped += o.Skipped
+	s.Recorded += o.Recorded
+	s.Known += o.Known
+	s.Unmatched += o.Unmatched
+	s.Redelivered += o.Redelivered
+}
+
+// Sweeper runs the missed-webhook sweeps. It is safe for concurrent use.
+type Sweeper struct {
+	o       Options
+	budgets *budgets
+	logs    *logLimiter
+
+	mu    sync.Mutex // guards hooks
+	hooks map[string]*hookState
+
+	// A hookState is only touched by the sweep of its entity; sweeps of one entity are
+	// serialised by entityMu.
+	entityMu sync.Map // entity id → *sync.Mutex
+}
+
+// New returns a Sweeper; it fails when a required option is missing.
+func New(opts Options) (*Sweeper, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Sweeper{
+		o: o, budgets: newBudgets(o.BudgetShare, o.LowBudget),
+		logs:  &logLimiter{log: o.Logger, every: o.LogEvery, now: o.Now, last: map[string]time.Time{}},
+		hooks: map[string]*hookState{},
+	}, nil
+}
+
+// SweepOnce sweeps every entity now, one after the other. Failures of one entity do not
+// stop the others; they are joined in the error.
+func (s *Sweeper) SweepOnce(ctx context.Context) (Stats, error) {
+	ents, err := s.o.Store.ListEntities(ctx, store.EntityFilter{})
+	if err != nil {
+		return Stats{}, fmt.Errorf("sweep: list entities: %w", err)
+	}
+	var total Stats
+	var errs []error
+	for _, e := range ents {
+		st, err := s.SweepEntity(ctx, e)
+		total.add(st)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return total, errors.Join(errs...)
+}
+
+// SweepEntity sweeps one entity, unless its credential's budget says to wait.
+func (s *Sweeper) SweepEntity(ctx context.Context, e garrison.Entity) (Stats, error) {
+	mu, _ := s.entityMu.LoadOrStore(e.ID, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	var st Stats
+	f, err := s.o.Forges(ctx, e)
+	if err != nil {
+		return st, fmt.Errorf("sweep %s: forge client: %w", e.FullName(), err)
+	}
+	before, ok := s.budgets.allow(e.CredentialsID, f)
+	if !ok {
+		st.Skipped++
+		s.logs.logf(ctx, slog.LevelWarn, "budget", "sweep: API budget low, skipping",
+			"entity", e.FullName(), "credentials", e.CredentialsName)
+		return st, nil
+	}
+	defer s.budgets.charge(e.CredentialsID, f, before)
+	st.Entities++
+	jobs, err := f.QueuedJobs(ctx, e)
+	if err != nil {
+		return st, fmt.Errorf("sweep %s: queued jobs: %w", e.FullName(), err)
+	}
+	if err := s.recordQueued(ctx, e, jobs, &st); err != nil {
+		return st, fmt.Errorf("sweep %s: record jobs: %w", e.FullName(), err)
+	}
+	if err := s.redeliver(ctx, e, f, &st); err != nil {
+		return st, fmt.Errorf("sweep %s: redeliver: %w", e.FullName(), err)
+	}
+	return st, nil
+}
+
+// Run sweeps each entity on its own jittered ticker until ctx ends, following entities as
+// they are created and deleted (the entity list is re-read every Interval).
+func (s *Sweeper) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	loops := map[string]context.CancelFunc{}
+	defer func() {
+		for _, cancel := range loops {
+			cancel()
+		}
+		wg.Wait()
+	}()
+	for {
+		ents, err := s.o.Store.ListEntities(ctx, store.EntityFilter{})
+		if err != nil && ctx.Err() == nil {
+			s.logs.logf(ctx, slog.LevelError, "list", "sweep: list entities", "err", err)
+		}
+		if err == nil {
+			s.follow(ctx, &wg, loops, ents)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.o.Interval):
+		}
+	}
+}
+
+// follow starts a loop for each new entity and stops the loops of deleted ones.
+func (s *Sweeper) follow(ctx context.Context, wg *sync.WaitGroup, loops map[string]context.CancelFunc, ents []garrison.Entity) {
+	live := map[string]bool{}
+	for _, e := range ents {
+		live[e.ID] = true
+		if _, ok := loops[e.ID]; ok {
+			continue
+		}
+		lctx, cancel := context.WithCancel(ctx)
+		loops[e.ID] = cancel
+		wg.Go(func() { s.loop(lctx, e.ID) })
+	}
+	for id, cancel := range loops {
+		if !live[id] {
+			cancel()
+			delete(loops, id)
+		}
+	}
+}
+
+// loop sweeps one entity every Interval ± Jitter, the first time after a random part of
+// Interval so that entities spread out.
+func (s *Sweeper) loop(ctx context.Context, id string) {
+	wait := time.Duration(rand.Int64N(int64(s.o.Interval)))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		e, err := s.o.Store.Entity(ctx, id)
+		if errors.Is(err, garrison.ErrNotFound) {
+			return // deleted; follow stops the loop too
+		}
+		if err == nil {
+			_, err = s.SweepEntity(ctx, e)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.logs.logf(ctx, slog.LevelWarn, "sweep:"+id, "sweep: entity failed", "entity", id, "err", err)
+		}
+		wait = s.jittered()
+	}
+}
+
+func (s *Sweeper) jittered() time.Duration {
+	f := 1 + s.o.Jitter*(2*rand.Float64()-1)
+	return time.Duration(float64(s.o.Interval) * f)
+}
