@@ -42,11 +42,10 @@ func (c *testClock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.U
 
 // fakeForge is the consumer-side Forge for tests.
 type fakeForge struct {
-	mu       sync.Mutex // guards calls and fail
-	calls    int
-	fail     error
-	tools    []provider.RunnerApplicationDownload
-	tokenFor func(n int) string
+	mu    sync.Mutex // guards calls and fail
+	calls int
+	fail  error
+	tools []provider.RunnerApplicationDownload
 }
 
 func (f *fakeForge) RegistrationToken(_ context.Context, _ garrison.Entity) (string, error) {

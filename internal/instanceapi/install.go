@@ -37,7 +37,15 @@ func (h *Handler) installScript(ctx context.Context, ai *authInfo) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	var script []byte
+	return scriptFor(ai, specs, ic)
+}
+
+// scriptFor renders the user template in specs, or the built-in script (S-1, S-2).
+func scriptFor(ai *authInfo, specs bootstrap.ExtraSpecs, ic bootstrap.InstallContext) ([]byte, error) {
+	var (
+		script []byte
+		err    error
+	)
 	if specs.Template != nil {
 		script, err = bootstrap.RenderTemplate(specs.Template, ic)
 	} else {
