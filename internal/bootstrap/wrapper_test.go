@@ -162,7 +162,7 @@ func runWrapper(t *testing.T, srv *httptest.Server, callbackSuffix string) error
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(t.Context(), "bash", path)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1", "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	t.Logf("wrapper output:\n%s", out)
 	return err
