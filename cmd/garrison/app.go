@@ -9,12 +9,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/httpapi"
+	"github.com/garrison-ci/garrison/internal/intake"
 	"github.com/garrison-ci/garrison/internal/metrics"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/sweep"
 )
 
 // app is a wired garrison server: its store, providers and HTTP handler.
@@ -25,7 +28,12 @@ type app struct {
 	metrics   *metrics.Metrics
 	providers []*providerInfo
 	forges    *forgeHub
+	sweeper   *sweep.Sweeper
 	handler   http.Handler
+
+	// notify enqueues pool keys for reconciliation. Until the reconciler is wired it
+	// only logs at debug level.
+	notify func(poolIDs ...string)
 }
 
 // newApp opens the store and wires every part of the server together.
@@ -35,6 +43,7 @@ func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, e
 		return nil, err
 	}
 	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New()}
+	a.notify = func(poolIDs ...string) { logger.Debug("pools to reconcile", "pools", poolIDs) }
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -51,7 +60,26 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.forges = newForgeHub(a.store, a.logger, a.metrics)
+	a.forges = newForgeHub(a.store, a.logger, a.metrics, a.controllerWebhookURL)
+	webhooks, err := intake.New(intake.Options{
+		Store:        a.store,
+		ControllerID: a.controllerID,
+		Logger:       a.logger,
+		Registerer:   a.metrics.Registry,
+		Notify:       a.notifyPools,
+	})
+	if err != nil {
+		return err
+	}
+	a.sweeper, err = sweep.New(sweep.Options{
+		Store:  a.store,
+		Forges: a.forges.sweepForge,
+		Notify: a.notifyPools,
+		Logger: a.logger,
+	})
+	if err != nil {
+		return err
+	}
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
@@ -66,6 +94,8 @@ func (a *app) wire(ctx context.Context) error {
 		Registerer:              a.metrics.Registry,
 		Forge:                   a.forges,
 		RateLimits:              a.forges,
+		Webhooks:                webhooks,
+		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {
 		opts.Providers = append(opts.Providers, p)
@@ -79,6 +109,21 @@ func (a *app) wire(ctx context.Context) error {
 	}
 	a.handler = h
 	return nil
+}
+
+// notifyPools enqueues pool keys; it never blocks.
+func (a *app) notifyPools(poolIDs ...string) { a.notify(poolIDs...) }
+
+// controllerID returns this controller's id.
+func (a *app) controllerID(ctx context.Context) (string, error) {
+	c, err := a.store.Controller(ctx)
+	return c.ID, err
+}
+
+// controllerWebhookURL returns the webhook URL garrison installs on forges, "" when unset.
+func (a *app) controllerWebhookURL(ctx context.Context) (string, error) {
+	c, err := a.store.Controller(ctx)
+	return c.WebhookURLForController(), err
 }
 
 // adoptLegacyURLs copies the [default] callback, metadata and webhook URLs of a GARM config
@@ -104,9 +149,18 @@ func (a *app) adoptLegacyURLs(ctx context.Context) (garrison.Controller, error) 
 
 // Serve answers HTTP requests on ln until ctx is cancelled, then shuts down gracefully.
 func (a *app) Serve(ctx context.Context, ln net.Listener) error {
+	var wg sync.WaitGroup
+	defer wg.Wait() // background work ends before the store is closed
+	bg, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
 	for _, p := range a.providers {
-		go p.introspect(ctx, a.logger)
+		wg.Go(func() { p.introspect(bg, a.logger) })
 	}
+	wg.Go(func() {
+		if err := a.sweeper.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
+			a.logger.Error("missed-webhook sweep stopped", "error", err)
+		}
+	})
 	srv := &http.Server{
 		Handler:           a.handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -9,6 +9,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/gitea"
 	"github.com/garrison-ci/garrison/internal/forge/github"
+	"github.com/garrison-ci/garrison/internal/sweep"
 )
 
 // forgeStore is what the forge hub reads to build clients.
@@ -24,6 +25,8 @@ type forgeHub struct {
 	store    forgeStore
 	logger   *slog.Logger
 	observer github.RateObserver
+	// hookURL returns the controller webhook URL that garrison installs on forges.
+	hookURL func(ctx context.Context) (string, error)
 
 	mu      sync.Mutex // guards clients
 	clients map[uint]*forgeClients
@@ -34,10 +37,11 @@ type forgeClients struct {
 	credStamp, endpointStamp time.Time
 	gh                       *github.Client
 	gt                       *gitea.Client
+	sweep                    sweep.Forge // built on first use; guarded by forgeHub.mu
 }
 
-func newForgeHub(st forgeStore, logger *slog.Logger, obs github.RateObserver) *forgeHub {
-	return &forgeHub{store: st, logger: logger, observer: obs, clients: map[uint]*forgeClients{}}
+func newForgeHub(st forgeStore, logger *slog.Logger, obs github.RateObserver, hookURL func(context.Context) (string, error)) *forgeHub {
+	return &forgeHub{store: st, logger: logger, observer: obs, hookURL: hookURL, clients: map[uint]*forgeClients{}}
 }
 
 // clientsFor returns the clients for an entity's credentials.
