@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/httpapi"
+	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/intake"
 	"github.com/garrison-ci/garrison/internal/metrics"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -80,6 +82,20 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
+	if err != nil {
+		return err
+	}
+	instances, err := instanceapi.New(instanceapi.Options{
+		Store:  a.store,
+		Forge:  a.forges,
+		Tokens: tokens,
+		Notify: a.notifyPools,
+		Log:    a.logger,
+	})
+	if err != nil {
+		return err
+	}
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
@@ -95,6 +111,7 @@ func (a *app) wire(ctx context.Context) error {
 		Forge:                   a.forges,
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
+		Instances:               instances,
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {

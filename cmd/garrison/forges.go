@@ -10,6 +10,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/forge/gitea"
 	"github.com/garrison-ci/garrison/internal/forge/github"
 	"github.com/garrison-ci/garrison/internal/sweep"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // forgeStore is what the forge hub reads to build clients.
@@ -116,4 +117,30 @@ func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (st
 	}
 	tok, _, err := c.gh.RegistrationToken(ctx, e)
 	return tok, err
+}
+
+// errNoGiteaTools says garrison cannot list Gitea runner downloads yet.
+var errNoGiteaTools = garrison.Errorf(garrison.EInternal, "gitea runner downloads are not available yet")
+
+// RunnerDownloads lists the runner downloads of e's forge, in the provider wire shape.
+func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
+	c, err := h.clientsFor(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if c.gt != nil {
+		return nil, errNoGiteaTools
+	}
+	ds, err := c.gh.RunnerDownloads(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]provider.RunnerApplicationDownload, len(ds))
+	for i, d := range ds {
+		out[i] = provider.RunnerApplicationDownload{
+			OS: d.OS, Architecture: d.Architecture, DownloadURL: d.DownloadURL, Filename: d.Filename,
+			TempDownloadToken: d.TempDownloadToken, SHA256Checksum: d.SHA256Checksum,
+		}
+	}
+	return out, nil
 }
