@@ -46,6 +46,7 @@ type Job struct {
 	EntityID        string
 	EntityType      EntityType
 	LockedBy        string // UUID of the instance made for it, "" when none
+	Reason          string // why it is waiting or not served, "" when nothing holds it up
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }

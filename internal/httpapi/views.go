@@ -143,7 +143,7 @@ func jobView(j garrison.Job) apiv1.Job {
 		RunnerID: j.RunnerID, RunnerName: j.RunnerName, RunnerGroupID: j.RunnerGroupID,
 		RunnerGroupName: j.RunnerGroupName, RepositoryName: j.RepositoryName,
 		RepositoryOwner: j.RepositoryOwner, WorkflowRunURL: j.WorkflowRunURL, Labels: j.Labels,
-		LockedBy: j.LockedBy, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		LockedBy: j.LockedBy, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, Reason: j.Reason,
 	}
 	if v.LockedBy == "" {
 		v.LockedBy = nilUUID

@@ -12,7 +12,7 @@ import (
 // jobColumns are a job's columns after id, in jobArgs order.
 const jobColumns = `run_id, action, status, conclusion, name, started_at, completed_at, runner_id,
 	runner_name, runner_group_id, runner_group_name, repository_name, repository_owner, workflow_run_url,
-	labels, entity_id, entity_type, locked_by, created_at, updated_at`
+	labels, entity_id, entity_type, locked_by, reason, created_at, updated_at`
 
 const jobSelect = `SELECT id, ` + jobColumns + ` FROM jobs`
 
@@ -21,7 +21,7 @@ func scanJob(sc interface{ Scan(...any) error }) (garrison.Job, error) {
 	err := sc.Scan(&j.ID, &j.RunID, &j.Action, &j.Status, &j.Conclusion, &j.Name, utc(&j.StartedAt),
 		utc(&j.CompletedAt), &j.RunnerID, &j.RunnerName, &j.RunnerGroupID, &j.RunnerGroupName,
 		&j.RepositoryName, &j.RepositoryOwner, &j.WorkflowRunURL, jsonCol{&j.Labels}, &j.EntityID,
-		&j.EntityType, &j.LockedBy, utc(&j.CreatedAt), utc(&j.UpdatedAt))
+		&j.EntityType, &j.LockedBy, &j.Reason, utc(&j.CreatedAt), utc(&j.UpdatedAt))
 	return j, err
 }
 
@@ -33,7 +33,7 @@ func jobArgs(j garrison.Job) ([]any, error) {
 	return []any{j.RunID, j.Action, j.Status, j.Conclusion, j.Name, timeArg(j.StartedAt),
 		timeArg(j.CompletedAt), j.RunnerID, j.RunnerName, j.RunnerGroupID, j.RunnerGroupName,
 		j.RepositoryName, j.RepositoryOwner, j.WorkflowRunURL, labels, j.EntityID, j.EntityType,
-		j.LockedBy, j.CreatedAt, j.UpdatedAt}, nil
+		j.LockedBy, j.Reason, j.CreatedAt, j.UpdatedAt}, nil
 }
 
 // errJobRace marks an insert that lost a race with another creating the same job.
@@ -82,10 +82,10 @@ func (s *Store) upsertJobTx(ctx context.Context, c conn, id int64, fn func(*garr
 	}
 	if exists {
 		_, err = c.exec(ctx, `UPDATE jobs SET (`+jobColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, append(args, id)...)
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, append(args, id)...)
 	} else {
 		_, err = c.exec(ctx, `INSERT INTO jobs (id, `+jobColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
 		if s.d.unique(err) {
 			return garrison.Job{}, errJobRace
 		}

@@ -28,6 +28,7 @@ var jobCases = []testCase{
 				t.Errorf("existing job: exists=%v name=%q", exists, j.Name)
 			}
 			j.Action, j.LockedBy, j.ID = garrison.JobInProgress, "5f0c1f36-8f5c-4d2b-9a57-2b7a1c3c2f00", 7
+			j.Reason = "waiting for pool p1 to have capacity"
 			return nil
 		})).get(t)
 		_, err := s.UpsertJob(ctx, 42, func(j *garrison.Job, _ bool) error {
@@ -40,6 +41,7 @@ var jobCases = []testCase{
 		got := ok(s.Job(ctx, 42)).get(t)
 		wantEqual(t, "action", got.Action, garrison.JobInProgress)
 		wantEqual(t, "locked by", got.LockedBy, "5f0c1f36-8f5c-4d2b-9a57-2b7a1c3c2f00")
+		wantEqual(t, "reason", got.Reason, "waiting for pool p1 to have capacity")
 		wantEqual(t, "started at", got.StartedAt, started)
 		wantEqual(t, "completed at", got.CompletedAt.IsZero(), true)
 		wantEqual(t, "created at", got.CreatedAt, j.CreatedAt)
