@@ -112,6 +112,7 @@ func (a *app) wire(ctx context.Context) error {
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
 		Instances:               instances,
+		Debug:                   pprofHandler(),
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {

@@ -305,3 +305,19 @@ func TestNewRequiresStoreAndSecret(t *testing.T) {
 		t.Error("no secret accepted")
 	}
 }
+
+func TestDebugIsAdminOnly(t *testing.T) {
+	h := newHarness(t, openSQLite, func(o *httpapi.Options) {
+		o.Debug = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("profile " + r.URL.Path))
+		})
+	})
+	h.expectError(h.call("GET", "/debug/pprof/", "", nil), 409, "init_required", "Missing superuser")
+	tok := h.initialize()
+	h.expectError(h.call("GET", "/debug/pprof/heap", "", nil), 401, "Authentication failed", "")
+	h.expectError(h.call("GET", "/debug/pprof/heap", "not-a-token", nil), 401, "Authentication failed", "")
+	r := h.call("GET", "/debug/pprof/heap", tok, nil)
+	if r.status != 200 || !strings.Contains(string(r.body), "profile /debug/pprof/heap") {
+		t.Errorf("admin pprof: %d %s", r.status, r.body)
+	}
+}

@@ -120,7 +120,9 @@ type Options struct {
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers
-	RateLimits   RateLimits
+	// Debug serves /debug/pprof/... to the admin only (nil: 404).
+	Debug      http.Handler
+	RateLimits RateLimits
 
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time

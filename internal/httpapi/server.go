@@ -102,6 +102,11 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	case p == "/webhooks" || strings.HasPrefix(p, "/webhooks/"):
 		s.labelRoute(r, "/webhooks")
 		s.mount(s.opts.Webhooks, w, r)
+	case hasPathPrefix(p, "/debug/pprof"):
+		s.labelRoute(r, "/debug/pprof")
+		s.requireInit(s.requireAdmin(func(w http.ResponseWriter, r *http.Request) {
+			s.mount(s.opts.Debug, w, r)
+		}))(w, r)
 	case hasPathPrefix(p, apiPrefix+"/metadata") || hasPathPrefix(p, apiPrefix+"/callbacks"):
 		s.labelRoute(r, strings.SplitN(p, "/", 5)[3])
 		s.mount(s.opts.Instances, w, r)
