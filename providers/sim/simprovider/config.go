@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -14,6 +15,64 @@ import (
 type Config struct {
 	StateDir string `toml:"state_dir"`
 	Behaviour
+	Boot
+}
+
+// Boot modes.
+const (
+	// BootRecord keeps instances as records only (the default).
+	BootRecord = "record"
+	// BootScript also runs each instance's rendered runner install template.
+	BootScript = "script"
+)
+
+// DefaultBootPath is the PATH of boot scripts when boot_path is not set.
+const DefaultBootPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Boot selects whether and how instances really boot. Providers get no environment from
+// garrison, so everything the boot script needs comes from here.
+type Boot struct {
+	// Mode is "record" (default) or "script".
+	Mode string `toml:"boot"`
+	// Path is the boot script's PATH (default DefaultBootPath).
+	Path string `toml:"boot_path"`
+	// RunnerCache, when set, is passed as GARRISON_RUNNER_CACHE: a directory holding an
+	// unpacked runner that the install script copies instead of downloading.
+	RunnerCache string `toml:"runner_cache"`
+	// Env holds further variables for the boot script (for example
+	// GARRISON_STANDIN_JOB_DURATION or NO_PROXY). They cannot override the ones the
+	// provider sets itself.
+	Env map[string]string `toml:"boot_env"`
+}
+
+// ErrInvalidConfig is wrapped by configuration errors.
+var ErrInvalidConfig = errors.New("invalid sim configuration")
+
+// withDefaults fills the zero fields of b.
+func (b Boot) withDefaults() Boot {
+	if b.Mode == "" {
+		b.Mode = BootRecord
+	}
+	if b.Path == "" {
+		b.Path = DefaultBootPath
+	}
+	return b
+}
+
+// validate checks the mode and paths.
+func (b Boot) validate() error {
+	switch {
+	case b.Mode != BootRecord && b.Mode != BootScript:
+		return fmt.Errorf("%w: boot %q is not %q or %q", ErrInvalidConfig, b.Mode, BootRecord, BootScript)
+	case b.RunnerCache != "" && !filepath.IsAbs(b.RunnerCache):
+		return fmt.Errorf("%w: runner_cache must be an absolute path", ErrInvalidConfig)
+	}
+	for k := range b.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("%w: boot_env name %q", ErrInvalidConfig, k)
+		}
+	}
+	return nil
 }
 
 // Behaviour controls how CreateInstance misbehaves; pool extra specs may
@@ -47,7 +106,11 @@ func LoadConfig(path string) (Config, error) {
 		return c, fmt.Errorf("sim config %s: %w", path, err)
 	}
 	if c.StateDir == "" || !filepath.IsAbs(c.StateDir) {
-		return c, fmt.Errorf("sim config %s: state_dir must be an absolute path", path)
+		return c, fmt.Errorf("sim config %s: %w: state_dir must be an absolute path", path, ErrInvalidConfig)
+	}
+	c.Boot = c.Boot.withDefaults()
+	if err := c.Boot.validate(); err != nil {
+		return c, fmt.Errorf("sim config %s: %w", path, err)
 	}
 	return c, c.Behaviour.validate()
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/garrison-ci/garrison/provider"
@@ -46,6 +48,10 @@ func New(_ context.Context, env sdk.Environment) (sdk.Provider, error) {
 
 // NewWithConfig builds a Provider from an already loaded config.
 func NewWithConfig(cfg Config, env sdk.Environment) (*Provider, error) {
+	cfg.Boot = cfg.Boot.withDefaults()
+	if err := cfg.Boot.validate(); err != nil {
+		return nil, err
+	}
 	s, err := open(cfg.StateDir)
 	if err != nil {
 		return nil, err
@@ -54,7 +60,8 @@ func NewWithConfig(cfg Config, env sdk.Environment) (*Provider, error) {
 }
 
 // CreateInstance waits the boot delay (or forever with hang), may fail at
-// random, then stores a running record.
+// random, then stores a running record. With boot = "script" it also renders
+// the pool's runner install template and starts it (see package doc).
 func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInstance) (provider.ProviderInstance, error) {
 	specs := bi.ExtraSpecs
 	if len(specs) == 0 {
@@ -68,21 +75,43 @@ func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInst
 	if !safeName.MatchString(id) {
 		return provider.ProviderInstance{}, fmt.Errorf("instance name %q is not usable by the sim provider", bi.Name)
 	}
+	var script []byte
+	if p.cfg.Boot.Mode == BootScript {
+		if script, err = renderInstall(bi); err != nil {
+			return provider.ProviderInstance{}, err
+		}
+	}
 	if err := simulate(ctx, b); err != nil {
 		return provider.ProviderInstance{}, err
 	}
 	r := Record{ProviderID: id, Name: bi.Name, ControllerID: p.controller, PoolID: bi.PoolID,
 		Status: provider.StatusRunning, CreatedAt: time.Now().UTC(), Bootstrap: bi}
-	err = p.store.withLock(func() error {
-		if _, err := os.Lstat(p.store.path(id)); err == nil {
-			return fmt.Errorf("instance %q: %w", bi.Name, sdk.ErrDuplicate)
-		}
-		return p.store.write(r)
-	})
+	err = p.store.withLock(func() error { return p.createLocked(ctx, &r, script) })
 	if err != nil {
 		return provider.ProviderInstance{}, err
 	}
 	return r.Instance(), nil
+}
+
+// createLocked stores r, first booting script when it is not nil. The state lock must
+// be held.
+func (p *Provider) createLocked(ctx context.Context, r *Record, script []byte) error {
+	if _, err := os.Lstat(p.store.path(r.ProviderID)); err == nil {
+		return fmt.Errorf("instance %q: %w", r.Name, sdk.ErrDuplicate)
+	}
+	if script != nil {
+		st, err := startBoot(p.cfg.Boot, p.store.bootDir(r.ProviderID), r.ProviderID, script)
+		r.Boot = &st
+		if err != nil {
+			_ = p.store.teardown(ctx, *r)
+			return err
+		}
+	}
+	if err := p.store.write(*r); err != nil {
+		_ = p.store.teardown(ctx, *r)
+		return err
+	}
+	return nil
 }
 
 // simulate applies hang, boot delay and failure rate.
@@ -106,22 +135,41 @@ func simulate(ctx context.Context, b Behaviour) error {
 	return nil
 }
 
-// DeleteInstance removes a record; sdk.ErrNotFound if absent.
-func (p *Provider) DeleteInstance(_ context.Context, instance string) error {
+// DeleteInstance stops an instance's boot processes, removes its directory and
+// its record; sdk.ErrNotFound if absent.
+func (p *Provider) DeleteInstance(ctx context.Context, instance string) error {
+	r, err := p.store.find(p.controller, instance)
+	if err != nil {
+		return err
+	}
+	return p.remove(ctx, r)
+}
+
+// remove tears r down (outside the lock: it may wait for processes), then
+// removes its record under the lock; sdk.ErrNotFound if that is already gone.
+func (p *Provider) remove(ctx context.Context, r Record) error {
+	if err := p.store.teardown(ctx, r); err != nil {
+		return err
+	}
 	return p.store.withLock(func() error {
-		r, err := p.store.find(p.controller, instance)
-		if err != nil {
-			return err
+		err := os.Remove(p.store.path(r.ProviderID))
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("instance %q: %w", r.Name, sdk.ErrNotFound)
 		}
-		return os.Remove(p.store.path(r.ProviderID))
+		return err
 	})
 }
 
-// GetInstance returns one record.
+// GetInstance returns one record. The status stays running while the record
+// exists; whether its boot processes still run is only logged to stderr.
 func (p *Provider) GetInstance(_ context.Context, instance string) (provider.ProviderInstance, error) {
 	r, err := p.store.find(p.controller, instance)
 	if err != nil {
 		return provider.ProviderInstance{}, err
+	}
+	if r.Boot != nil && !groupAlive(r.Boot.PGID, r.ProviderID) {
+		fmt.Fprintf(os.Stderr, "sim: instance %s: boot process group %d has exited (see %s)\n",
+			r.Name, r.Boot.PGID, filepath.Join(p.store.bootDir(r.ProviderID), logName))
 	}
 	return r.Instance(), nil
 }
@@ -139,20 +187,19 @@ func (p *Provider) ListInstances(_ context.Context, poolID string) ([]provider.P
 	return out, nil
 }
 
-// RemoveAllInstances removes every record of this controller.
-func (p *Provider) RemoveAllInstances(context.Context) error {
-	return p.store.withLock(func() error {
-		recs, err := p.store.all(p.controller, "")
-		if err != nil {
-			return err
+// RemoveAllInstances removes every instance of this controller.
+func (p *Provider) RemoveAllInstances(ctx context.Context) error {
+	recs, err := p.store.all(p.controller, "")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range recs {
+		if err := p.remove(ctx, r); err != nil && !errors.Is(err, sdk.ErrNotFound) {
+			errs = append(errs, err)
 		}
-		for _, r := range recs {
-			if err := os.Remove(p.store.path(r.ProviderID)); err != nil && !os.IsNotExist(err) {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return errors.Join(errs...)
 }
 
 // Start marks an instance running.

@@ -26,6 +26,8 @@ type Record struct {
 	CreatedAt    time.Time       `json:"created_at"`
 	// Bootstrap is the CreateInstance request, for a later runner to boot.
 	Bootstrap provider.BootstrapInstance `json:"bootstrap"`
+	// Boot is set when the instance was booted (boot = "script").
+	Boot *BootState `json:"boot,omitempty"`
 }
 
 // Instance converts the record to its wire form.
