@@ -21,6 +21,7 @@ type Job struct {
 	CreatedAt   time.Time
 	StartedAt   time.Time
 	CompletedAt time.Time
+	Duration    time.Duration // how long a stand-in runner should run it; 0 = its default
 }
 
 func (j *job) snapshot() Job {
@@ -29,6 +30,7 @@ func (j *job) snapshot() Job {
 		Labels: append([]string(nil), j.labels...), Status: j.status, Conclusion: j.conclusion,
 		RunnerID: j.runnerID, RunnerName: j.runnerName,
 		CreatedAt: j.createdAt, StartedAt: j.startedAt, CompletedAt: j.completedAt,
+		Duration: j.duration,
 	}
 }
 
@@ -57,6 +59,12 @@ func (s *Sim) Job(id int64) (Job, bool) {
 // QueueJob starts a workflow run with one job with the given runs-on labels in repository
 // "owner/name" and sends the queued webhooks. It returns the job id.
 func (s *Sim) QueueJob(repoName string, labels ...string) (int64, error) {
+	return s.QueueJobFor(repoName, 0, labels...)
+}
+
+// QueueJobFor is QueueJob for a job that a stand-in runner "runs" for d (0: the runner's
+// default).
+func (s *Sim) QueueJobFor(repoName string, d time.Duration, labels ...string) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rp := s.st.repoLocked(repoName)
@@ -66,7 +74,7 @@ func (s *Sim) QueueJob(repoName string, labels ...string) (int64, error) {
 	ru := &run{id: s.st.id(), repo: rp, name: "CI"}
 	j := &job{
 		id: s.st.id(), runID: ru.id, repo: rp, name: "build", labels: append([]string(nil), labels...),
-		status: "queued", createdAt: s.now().UTC().Truncate(time.Second),
+		status: "queued", createdAt: s.now().UTC().Truncate(time.Second), duration: d,
 	}
 	ru.jobIDs = append(ru.jobIDs, j.id)
 	s.st.runs[ru.id], s.st.jobs[j.id] = ru, j

@@ -238,3 +238,23 @@ func regToken(t *testing.T, s *Sim, scopePath string) string {
 	_ = json.Unmarshal(body, &out)
 	return out.Token
 }
+
+func TestJobDurationReachesTheRunner(t *testing.T) {
+	s, url := newSim(t, Options{})
+	if _, err := s.RegisterRunner(regToken(t, s, "repos/acme/app"), "r1", []string{"linux"}, true); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := call(t, "POST", url+"/_sim/jobs", "", map[string]any{"repo": "acme/app", "labels": []string{"linux"}, "duration": "1m30s"})
+	if resp.StatusCode != http.StatusCreated || !strings.Contains(string(body), `"duration":"1m30s"`) {
+		t.Fatalf("queue with duration: %d %s", resp.StatusCode, body)
+	}
+	rn := s.Runners()[0]
+	resp, body = call(t, "POST", url+"/_sim/runners/r1/acquire", rn.Secret, nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"duration":"1m30s"`) {
+		t.Fatalf("acquire: %d %s", resp.StatusCode, body)
+	}
+	resp, body = call(t, "POST", url+"/_sim/jobs", "", map[string]any{"repo": "acme/app", "duration": "soon"})
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad duration accepted: %d %s", resp.StatusCode, body)
+	}
+}

@@ -65,10 +65,19 @@ type JobJSON struct {
 	CreatedAt   time.Time `json:"created_at"`
 	StartedAt   time.Time `json:"started_at,omitzero"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
+	Duration    string    `json:"duration,omitempty"` // Go duration a stand-in runner runs it for
 }
 
 func jobJSON(j Job) JobJSON {
-	return JobJSON(j)
+	out := JobJSON{
+		ID: j.ID, RunID: j.RunID, Repo: j.Repo, Name: j.Name, Labels: j.Labels, Status: j.Status,
+		Conclusion: j.Conclusion, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
+		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
+	}
+	if j.Duration > 0 {
+		out.Duration = j.Duration.String()
+	}
+	return out
 }
 
 func (s *Sim) simJobs(w http.ResponseWriter, _ *http.Request) {
@@ -129,14 +138,23 @@ func (s *Sim) simAddRepo(w http.ResponseWriter, r *http.Request) {
 
 func (s *Sim) simQueueJob(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Repo   string   `json:"repo"`
-		Labels []string `json:"labels"`
+		Repo     string   `json:"repo"`
+		Labels   []string `json:"labels"`
+		Duration string   `json:"duration"`
 	}
 	if err := decodeJSON(r, &req); err != nil {
 		s.simError(w, garrison.Errorf(garrison.EInvalid, "bad JSON: %v", err))
 		return
 	}
-	id, err := s.QueueJob(req.Repo, req.Labels...)
+	var d time.Duration
+	if req.Duration != "" {
+		var err error
+		if d, err = time.ParseDuration(req.Duration); err != nil || d < 0 {
+			s.simError(w, garrison.Errorf(garrison.EInvalid, "bad duration %q", req.Duration))
+			return
+		}
+	}
+	id, err := s.QueueJobFor(req.Repo, d, req.Labels...)
 	if err != nil {
 		s.simError(w, err)
 		return

@@ -138,6 +138,7 @@ type job struct {
 	createdAt   time.Time
 	startedAt   time.Time
 	completedAt time.Time
+	duration    time.Duration // how long a stand-in runner should "run" it; 0 = its default
 }
 
 type run struct {
