@@ -27,7 +27,7 @@
 // credential → count; every request to a forge route counts), ResetCalls, Budget(cred,
 // resource), URL.
 //
-// Jobs: QueueJob(repo, labels...) creates a run with one queued job and sends queued
+// Jobs: QueueJob(repo, labels...) (or QueueJobFor(repo, duration, labels...)) creates a run with one queued job and sends queued
 // webhooks; CancelJob cancels an unheld job (completed/cancelled).
 //
 // Runners: a runner exists after generate-jitconfig (GitHub, ephemeral), after
@@ -88,7 +88,7 @@
 //	GET  /_sim/calls                     [{route, credential, count}]
 //	GET  /_sim/jobs, /_sim/runners, /_sim/deliveries
 //	POST /_sim/repos {name, org}          201
-//	POST /_sim/jobs {repo, labels}        201 job
+//	POST /_sim/jobs {repo, labels, duration}  201 job (duration: Go syntax, how long a stand-in runner runs it)
 //	POST /_sim/runners/register {token, name, labels, ephemeral}  201 {id, name, secret, labels}
 //	POST /_sim/runners/{name}/acquire     Bearer secret → 200 job | 204 none | 401
 //	POST /_sim/jobs/{id}/start            Bearer secret → 200 job
