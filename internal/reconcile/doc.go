@@ -1,0 +1,19 @@
+// Package reconcile is garrison's pool reconciler: jobs in, fresh runners out, nothing
+// stuck, nothing leaked.
+//
+// Every trigger (a webhook, an API write, an instance callback, the one resync timer)
+// only enqueues pool keys with Reconciler.Notify. A worker takes a pool key (never two at
+// once for one key) and reconciles it level-triggered: it reads the pool, its entity and
+// sibling pools, their instances and the entity's queued jobs from the store, hands them
+// to the pure Plan, and executes the actions with bounded concurrency, recording every
+// transition as an instance status message. Long provider calls run in the background;
+// while any is in flight the pool is looked at again after a short delay.
+//
+// On start and every few minutes per pool, a three-way repair compares the store, the
+// provider (ListInstances of the pool) and the forge (runner list) and removes what leaked:
+// provider instances without a record, records whose instance is gone, and our runners
+// registered in the forge without an instance.
+//
+// The reconciler keeps nothing in memory that matters: after a restart, instances left in
+// pending_create, creating or deleting are picked up again from the store.
+package reconcile

@@ -1,0 +1,129 @@
+package reconcile
+
+import (
+	"time"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// Spec is what one pool should look like: the pool, every pool of its entity (the pool
+// included: jobs are spread over them) and the settings that shape decisions.
+type Spec struct {
+	Pool     garrison.Pool
+	Pools    []garrison.Pool
+	Balancer garrison.Balancer
+	// MinimumJobAge is the controller's minimum_job_age_backoff: while a matching idle
+	// runner exists, a queued job younger than this gets no new runner.
+	MinimumJobAge time.Duration
+	Policy        Policy
+}
+
+// Policy holds the reconciler's own knobs; Plan fills zero fields with defaults.
+type Policy struct {
+	// MaxCreateAttempts bounds CreateInstance attempts per instance (default 5).
+	MaxCreateAttempts int
+	// RetryBackoff is the wait before the first create retry; it doubles per attempt
+	// up to MaxRetryBackoff (defaults 10s and 5m).
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// ScaleDownGrace is how long a surplus idle runner is left alone (default 5m).
+	ScaleDownGrace time.Duration
+	// JobTTL: queued jobs older than this are ignored (default 24h, GitHub's limit).
+	JobTTL time.Duration
+	// Poll is the requeue delay while operations are in flight (default 5s).
+	Poll time.Duration
+}
+
+// withDefaults fills zero fields.
+func (p Policy) withDefaults() Policy {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if p.MaxCreateAttempts <= 0 {
+		p.MaxCreateAttempts = 5
+	}
+	def(&p.RetryBackoff, 10*time.Second)
+	def(&p.MaxRetryBackoff, 5*time.Minute)
+	def(&p.ScaleDownGrace, 5*time.Minute)
+	def(&p.JobTTL, 24*time.Hour)
+	def(&p.Poll, 5*time.Second)
+	return p
+}
+
+// retryDelay is the wait before create attempt number attempt+1.
+func (p Policy) retryDelay(attempt int) time.Duration {
+	d := p.RetryBackoff
+	for i := 1; i < attempt && d < p.MaxRetryBackoff; i++ {
+		d *= 2
+	}
+	return min(d, p.MaxRetryBackoff)
+}
+
+// Observed is the state the reconciler saw.
+type Observed struct {
+	Now time.Time
+	// Instances are the instances of every pool of the entity.
+	Instances []garrison.Instance
+	// Jobs are the entity's queued jobs from the ledger.
+	Jobs []garrison.Job
+	// Busy names the instances with an operation running in this process.
+	Busy map[string]bool
+	// NotBefore delays the next delete attempt of an instance (after a failure).
+	NotBefore map[string]time.Time
+}
+
+// Actions is what Plan decided for one pool.
+type Actions struct {
+	Creates  []Create
+	Locks    []Lock
+	Deletes  []Delete
+	Retries  []string // instances in error to clean up and create again
+	Resumes  []string // pending_create instances to provision
+	Resolves []string // creating instances with no call in flight here (a restart)
+	// Unserved lists the entity's queued jobs no runner is coming for, with the reason.
+	// Every pool's plan reports the same list.
+	Unserved []Unserved
+	// RequeueAfter > 0 asks for another look after that delay.
+	RequeueAfter time.Duration
+}
+
+// Create asks for a new runner; JobID is the job it is made for (0: kept idle).
+type Create struct {
+	JobID  int64
+	Reason string
+}
+
+// Lock binds a queued job to a booting runner of the pool made earlier.
+type Lock struct {
+	JobID      int64
+	InstanceID string
+}
+
+// Delete removes an instance. Mark says it must first be marked pending_delete (it is
+// live); Force ignores provider errors.
+type Delete struct {
+	Instance string
+	Mark     bool
+	Force    bool
+	Reason   string
+}
+
+// Unserved is a queued job that gets no runner, and why.
+type Unserved struct {
+	JobID  int64
+	Reason string
+}
+
+// Plan decides what to do with spec.Pool given what was observed. It is pure: the same
+// inputs give the same actions, and it calls nothing.
+func Plan(spec Spec, obs Observed) Actions {
+	spec.Policy = spec.Policy.withDefaults()
+	p := newPlanner(spec, obs)
+	p.assignJobs()
+	p.keepMinIdle()
+	p.scaleDown()
+	p.lifecycle()
+	return p.acts
+}
