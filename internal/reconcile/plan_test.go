@@ -154,15 +154,15 @@ func TestPlanJobs(t *testing.T) {
 		{name: "queued job with no idle runner gets one at once", spec: Spec{Pool: p, MinimumJobAge: age},
 			obs: Observed{Jobs: []garrison.Job{queued(7, 0)}}, check: wantCreates(1, 7)},
 		{name: "age backoff applies while a matching idle runner exists", spec: Spec{Pool: p, MinimumJobAge: age},
-			obs: Observed{Jobs: []garrison.Job{queued(7, 5*time.Second)}, Instances: []garrison.Instance{idle("p1", "a", time.Hour)}},
+			obs:   Observed{Jobs: []garrison.Job{queued(7, 5*time.Second)}, Instances: []garrison.Instance{idle("p1", "a", time.Hour)}},
 			check: all(wantCreates(0), wantRequeue(25*time.Second), wantDeletes())},
 		{name: "job older than the backoff gets its own runner", spec: Spec{Pool: p, MinimumJobAge: age},
-			obs: Observed{Jobs: []garrison.Job{queued(7, 40*time.Second)}, Instances: []garrison.Instance{idle("p1", "a", 0)}},
+			obs:   Observed{Jobs: []garrison.Job{queued(7, 40*time.Second)}, Instances: []garrison.Instance{idle("p1", "a", 0)}},
 			check: wantCreates(1, 7)},
 		{name: "labels match case-insensitively as a subset of the tags", spec: Spec{Pool: p},
 			obs: Observed{Jobs: []garrison.Job{queued(1, 0, "SELF-HOSTED", "linux", "X64")}}, check: wantCreates(1, 1)},
 		{name: "a job no pool can serve is reported with the reason", spec: Spec{Pool: p},
-			obs: Observed{Jobs: []garrison.Job{queued(1, 0, "self-hosted", "gpu")}},
+			obs:   Observed{Jobs: []garrison.Job{queued(1, 0, "self-hosted", "gpu")}},
 			check: all(wantCreates(0), wantUnserved(1, "no pool has all of the labels [self-hosted gpu]"))},
 		{name: "a job served by the runner made for it gets no other", spec: Spec{Pool: p},
 			obs: Observed{Jobs: []garrison.Job{locked(queued(1, time.Minute), "id-a")},
@@ -189,7 +189,7 @@ func TestPlanJobs(t *testing.T) {
 				}
 			}},
 		{name: "jobs beyond the ledger's lifetime are ignored", spec: Spec{Pool: p},
-			obs: Observed{Jobs: []garrison.Job{queued(1, 25*time.Hour)}},
+			obs:   Observed{Jobs: []garrison.Job{queued(1, 25*time.Hour)}},
 			check: all(wantCreates(0), wantUnserved(1, "queued for more than"))},
 	})
 }
@@ -235,10 +235,10 @@ func TestPlanScaleDown(t *testing.T) {
 	grace := 5 * time.Minute
 	runPlanCases(t, []planCase{
 		{name: "surplus idle runners past the grace period go, longest idle first", spec: Spec{Pool: p},
-			obs: Observed{Instances: []garrison.Instance{idle("p1", "a", 10*time.Minute), idle("p1", "b", 20*time.Minute), idle("p1", "c", 7*time.Minute)}},
+			obs:   Observed{Instances: []garrison.Instance{idle("p1", "a", 10*time.Minute), idle("p1", "b", 20*time.Minute), idle("p1", "c", 7*time.Minute)}},
 			check: wantDeletes("b", "a")},
 		{name: "grace period protects recently idle runners", spec: Spec{Pool: p},
-			obs: Observed{Instances: []garrison.Instance{idle("p1", "a", time.Minute), idle("p1", "b", 2*time.Minute)}},
+			obs:   Observed{Instances: []garrison.Instance{idle("p1", "a", time.Minute), idle("p1", "b", 2*time.Minute)}},
 			check: all(wantDeletes(), wantRequeue(grace-2*time.Minute))},
 		{name: "busy runners are never scaled down", spec: Spec{Pool: testPool("p1", 0, 10)},
 			obs: Observed{Instances: []garrison.Instance{
@@ -246,7 +246,7 @@ func TestPlanScaleDown(t *testing.T) {
 				inst("p1", "b", garrison.InstanceRunning, garrison.RunnerActive, time.Hour)}},
 			check: wantDeletes()},
 		{name: "idle runners a queued job waits for are kept", spec: Spec{Pool: testPool("p1", 0, 10), MinimumJobAge: time.Minute},
-			obs: Observed{Jobs: []garrison.Job{queued(1, 0)}, Instances: []garrison.Instance{idle("p1", "a", time.Hour)}},
+			obs:   Observed{Jobs: []garrison.Job{queued(1, 0)}, Instances: []garrison.Instance{idle("p1", "a", time.Hour)}},
 			check: all(wantDeletes(), wantCreates(0))},
 		{name: "disabled pool scales idle runners down to zero", spec: Spec{Pool: disabled(p)},
 			obs: Observed{Instances: []garrison.Instance{idle("p1", "a", time.Hour), idle("p1", "b", time.Hour),
@@ -262,10 +262,10 @@ func TestPlanLifecycle(t *testing.T) {
 	gen2.Generation, gen2.MinIdleRunners = 2, 1
 	runPlanCases(t, []planCase{
 		{name: "runner that did not come up in time is reaped", spec: Spec{Pool: p},
-			obs: Observed{Instances: []garrison.Instance{inst("p1", "a", garrison.InstanceRunning, garrison.RunnerInstalling, 21*time.Minute)}},
+			obs:   Observed{Instances: []garrison.Instance{inst("p1", "a", garrison.InstanceRunning, garrison.RunnerInstalling, 21*time.Minute)}},
 			check: wantDeletes("a")},
 		{name: "booting runner within its timeout is left alone", spec: Spec{Pool: p},
-			obs: Observed{Instances: []garrison.Instance{inst("p1", "a", garrison.InstanceRunning, garrison.RunnerPending, 5*time.Minute)}},
+			obs:   Observed{Instances: []garrison.Instance{inst("p1", "a", garrison.InstanceRunning, garrison.RunnerPending, 5*time.Minute)}},
 			check: all(wantDeletes(), wantRequeue(15*time.Minute))},
 		{name: "failed create is retried after its backoff", spec: Spec{Pool: p},
 			obs: Observed{Instances: []garrison.Instance{withAttempt(inst("p1", "a", garrison.InstanceError, "", time.Minute), 2)}},

@@ -1,0 +1,260 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/provider"
+)
+
+var (
+	pendingCreate = []garrison.InstanceStatus{garrison.InstancePendingCreate}
+	creating      = []garrison.InstanceStatus{garrison.InstanceCreating}
+)
+
+// provision takes a pending_create instance through one create attempt: a fresh JIT
+// runner (GitHub), a fresh instance token, the bootstrap document, then CreateInstance.
+func (r *Reconciler) provision(ctx context.Context, env *poolEnv, name string) {
+	in, err := r.o.Store.Instance(ctx, name)
+	if err != nil || in.Status != garrison.InstancePendingCreate {
+		return
+	}
+	bi, specs, err := r.prepare(ctx, env, &in)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
+		}
+		return
+	}
+	in, err = r.transition(ctx, env, name, pendingCreate, garrison.InstanceCreating, garrison.LevelInfo,
+		fmt.Sprintf("creating instance (attempt %d)", in.CreateAttempt), nil)
+	if err != nil {
+		return
+	}
+	callCtx, cancel := context.WithTimeout(ctx, time.Duration(env.pool.BootstrapTimeout())*time.Minute)
+	defer cancel()
+	pi, err := env.prov.CreateInstance(callCtx, bi, specs)
+	if ctx.Err() != nil {
+		return // shutting down: the next process resolves the creating instance
+	}
+	r.finishCreate(ctx, env, in, pi, err)
+}
+
+// prepare registers the JIT runner and builds the CreateInstance document.
+func (r *Reconciler) prepare(ctx context.Context, env *poolEnv, in *garrison.Instance) (provider.BootstrapInstance, []byte, error) {
+	if env.jit() {
+		if err := r.registerJIT(ctx, env, in); err != nil {
+			return provider.BootstrapInstance{}, nil, err
+		}
+	}
+	token, err := r.o.Tokens.MintInstance(instanceClaims(env, *in), time.Duration(env.pool.BootstrapTimeout())*time.Minute)
+	if err != nil {
+		return provider.BootstrapInstance{}, nil, fmt.Errorf("mint instance token: %w", err)
+	}
+	return r.bootstrapInstance(ctx, env, *in, token)
+}
+
+// registerJIT creates the instance's JIT runner (replacing one left by an earlier
+// attempt) and stores its config and id on the instance.
+func (r *Reconciler) registerJIT(ctx context.Context, env *poolEnv, in *garrison.Instance) error {
+	f, err := env.getForge(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.removeRunner(ctx, env, f, *in); err != nil {
+		return err
+	}
+	req := JITRequest{Name: in.Name, RunnerGroup: env.pool.RunnerGroup, Labels: env.pool.TagNames()}
+	cfg, err := f.CreateJITConfig(ctx, env.entity, req)
+	if errors.Is(err, garrison.ErrConflict) {
+		// A runner of that name survives from an attempt that crashed before recording it.
+		if err = r.removeRunnerNamed(ctx, env, f, in.Name); err == nil {
+			cfg, err = f.CreateJITConfig(ctx, env.entity, req)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create JIT config: %w", err)
+	}
+	*in, err = r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
+		if i.Status != garrison.InstancePendingCreate {
+			return errStale
+		}
+		i.JITConfig, i.AgentID = cfg.Files, cfg.RunnerID
+		return nil
+	})
+	return err
+}
+
+// removeRunner deregisters the instance's forge runner, if it has one; a missing one is
+// fine.
+func (r *Reconciler) removeRunner(ctx context.Context, env *poolEnv, f Forge, in garrison.Instance) error {
+	if in.AgentID == 0 {
+		return nil
+	}
+	err := f.DeleteRunner(ctx, env.entity, in.AgentID)
+	if err != nil && !errors.Is(err, garrison.ErrNotFound) {
+		return fmt.Errorf("remove runner %d: %w", in.AgentID, err)
+	}
+	return nil
+}
+
+// removeRunnerNamed deregisters the forge runner with that name.
+func (r *Reconciler) removeRunnerNamed(ctx context.Context, env *poolEnv, f Forge, name string) error {
+	runners, err := f.ListRunners(ctx, env.entity)
+	if err != nil {
+		return fmt.Errorf("list runners: %w", err)
+	}
+	for _, rn := range runners {
+		if rn.Name == name {
+			return r.removeRunner(ctx, env, f, garrison.Instance{AgentID: rn.ID})
+		}
+	}
+	return nil
+}
+
+// finishCreate records what CreateInstance answered (provider-contract §9 O-5..O-8).
+func (r *Reconciler) finishCreate(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance, err error) {
+	switch {
+	case err != nil:
+		r.failCreate(ctx, env, in, creating, fmt.Errorf("create instance: %w", err), true)
+	case pi.Status == provider.StatusRunning:
+		r.created(ctx, env, in, pi)
+	default:
+		// error, or stopped/unknown which cannot follow creating: a provisioning failure;
+		// keep the provider id so the cleanup targets the right instance (O-5, O-6, D-2, D-5).
+		fault := pi.ProviderFault
+		if len(fault) == 0 {
+			fault = []byte(fmt.Sprintf("provider answered status %q to CreateInstance", pi.Status))
+		}
+		in.ProviderID = pi.ProviderID
+		r.storeFailure(ctx, env, in, creating, fault, func(i *garrison.Instance) { i.ProviderID = pi.ProviderID })
+		r.cleanup(ctx, env, in)
+	}
+}
+
+// created records a running instance; a runner that finished its job meanwhile is
+// marked for deletion at once.
+func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance) {
+	out, err := r.transition(ctx, env, in.Name, creating, garrison.InstanceRunning, garrison.LevelInfo,
+		"instance created by the provider", func(i *garrison.Instance) { applyProviderInstance(i, pi) })
+	if errors.Is(err, garrison.ErrConflict) {
+		// O-8: the provider id belongs to another instance; never delete that one.
+		r.storeFailure(ctx, env, in, creating, []byte("provider id "+pi.ProviderID+" is already used by another instance"), nil)
+		return
+	}
+	if err != nil {
+		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
+		return
+	}
+	if out.RunnerStatus == garrison.RunnerTerminated {
+		r.markDelete(ctx, env, in.Name, "runner finished its job while the instance was being created")
+	}
+}
+
+// applyProviderInstance copies what the provider reported onto the instance.
+func applyProviderInstance(i *garrison.Instance, pi provider.ProviderInstance) {
+	i.ProviderID = pi.ProviderID
+	if pi.OSName != "" {
+		i.OSName = pi.OSName
+	}
+	if pi.OSVersion != "" {
+		i.OSVersion = pi.OSVersion
+	}
+	if len(pi.Addresses) > 0 {
+		i.Addresses = i.Addresses[:0]
+		for _, a := range pi.Addresses {
+			i.Addresses = append(i.Addresses, garrison.Address{Address: a.Address, Type: string(a.Type)})
+		}
+	}
+	i.ProviderFault = nil
+}
+
+// failCreate records a failed attempt and, when the provider was called, asks it to
+// remove whatever it made, by name (O-7).
+func (r *Reconciler) failCreate(ctx context.Context, env *poolEnv, in garrison.Instance, from []garrison.InstanceStatus, err error, called bool) {
+	r.storeFailure(ctx, env, in, from, faultOf(err), nil)
+	if called {
+		r.cleanup(ctx, env, in)
+	}
+}
+
+// storeFailure moves the instance to error with the fault visible.
+func (r *Reconciler) storeFailure(ctx context.Context, env *poolEnv, in garrison.Instance, from []garrison.InstanceStatus, fault []byte, edit func(*garrison.Instance)) {
+	msg := fmt.Sprintf("create attempt %d of %d failed: %s", in.CreateAttempt, r.o.Policy.MaxCreateAttempts, fault)
+	_, err := r.transition(ctx, env, in.Name, from, garrison.InstanceError, garrison.LevelError, msg, func(i *garrison.Instance) {
+		i.ProviderFault = fault
+		if edit != nil {
+			edit(i)
+		}
+	})
+	if err != nil && ctx.Err() == nil {
+		r.log.Error("reconcile: record failed create", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
+	}
+}
+
+// cleanup deletes a failed create in the provider (provider id if known, else name).
+func (r *Reconciler) cleanup(ctx context.Context, env *poolEnv, in garrison.Instance) {
+	if err := env.prov.DeleteInstance(ctx, providerTarget(env, in)); err != nil {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "cleanup of the failed create failed: "+err.Error())
+	}
+}
+
+// retry starts another create attempt of an instance in error: it removes what the last
+// attempt left in the provider (skipping the retry if that fails), resets the instance
+// and provisions it again with fresh credentials (D-7).
+func (r *Reconciler) retry(ctx context.Context, env *poolEnv, name string) {
+	in, err := r.o.Store.Instance(ctx, name)
+	if err != nil || in.Status != garrison.InstanceError {
+		return
+	}
+	if err := env.prov.DeleteInstance(ctx, providerTarget(env, in)); err != nil {
+		r.touch(ctx, env, name, "retry postponed: cleanup in the provider failed: "+err.Error())
+		return
+	}
+	_, err = r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceError}, garrison.InstancePendingCreate,
+		garrison.LevelInfo, fmt.Sprintf("retrying create (attempt %d)", in.CreateAttempt+1), func(i *garrison.Instance) {
+			i.CreateAttempt++
+			i.ProviderID, i.Addresses, i.RunnerStatus = "", nil, garrison.RunnerPending
+		})
+	if err != nil {
+		return
+	}
+	r.provision(ctx, env, name)
+}
+
+// touch records a message and bumps UpdatedAt, restarting the instance's backoff.
+func (r *Reconciler) touch(ctx context.Context, env *poolEnv, name, msg string) {
+	if _, err := r.o.Store.UpdateInstance(ctx, name, func(*garrison.Instance) error { return nil }); err == nil {
+		r.event(ctx, env, name, garrison.LevelWarning, msg)
+	}
+}
+
+// resolve settles an instance left in creating by a process that is gone: running if
+// the provider has it, else a failed attempt that the retry path takes over.
+func (r *Reconciler) resolve(ctx context.Context, env *poolEnv, name string) {
+	list, err := env.prov.ListInstances(ctx, providerTarget(env, garrison.Instance{Name: name}))
+	if err != nil {
+		r.log.Warn("reconcile: list provider instances", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+		return
+	}
+	in, err := r.o.Store.Instance(ctx, name)
+	if err != nil || in.Status != garrison.InstanceCreating {
+		return
+	}
+	r.resolveWith(ctx, env, in, list)
+}
+
+// resolveWith settles a creating instance against a provider listing.
+func (r *Reconciler) resolveWith(ctx context.Context, env *poolEnv, in garrison.Instance, list []provider.ProviderInstance) {
+	for _, pi := range list {
+		if pi.Name == in.Name {
+			r.finishCreate(ctx, env, in, pi, nil)
+			return
+		}
+	}
+	r.storeFailure(ctx, env, in, creating, []byte("the create call was interrupted (restart) and the provider has no such instance"), nil)
+}

@@ -1,0 +1,97 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// poolEnv is everything one reconcile of a pool read: the pool, its entity and sibling
+// pools, the entity's instances and queued jobs, the controller, and the pool's provider.
+type poolEnv struct {
+	pool       garrison.Pool
+	entity     garrison.Entity
+	pools      []garrison.Pool
+	controller garrison.Controller
+	instances  []garrison.Instance
+	jobs       []garrison.Job
+	prov       Provider
+	settings   ProviderSettings
+	forges     Forges
+
+	mu    sync.Mutex // guards forge
+	forge Forge      // resolved on first use
+}
+
+// load reads a pool's environment. A missing pool gives (nil, ErrNotFound).
+func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) {
+	pool, err := r.o.Store.Pool(ctx, poolID)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
+	}
+	env := &poolEnv{pool: pool, forges: r.o.Forges}
+	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
+		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)
+	}
+	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: pool.EntityID}); err != nil {
+		return env, fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	if env.controller, err = r.o.Store.Controller(ctx); err != nil {
+		return env, fmt.Errorf("reconcile: read controller: %w", err)
+	}
+	if env.prov, env.settings, err = r.o.Providers.Provider(pool.ProviderName); err != nil {
+		return env, fmt.Errorf("reconcile: pool %s: %w", poolID, err)
+	}
+	return env, env.observe(ctx, r.o.Store)
+}
+
+// observe (re)reads the entity's instances and queued jobs.
+func (env *poolEnv) observe(ctx context.Context, s Store) error {
+	var err error
+	if env.instances, err = s.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
+		return fmt.Errorf("reconcile: list instances: %w", err)
+	}
+	if env.jobs, err = s.ListJobs(ctx, store.JobFilter{EntityID: env.entity.ID, Action: garrison.JobQueued}); err != nil {
+		return fmt.Errorf("reconcile: list jobs: %w", err)
+	}
+	return nil
+}
+
+// spec is the pool's Spec.
+func (env *poolEnv) spec(pol Policy) Spec {
+	return Spec{
+		Pool: env.pool, Pools: env.pools, Balancer: env.entity.Balancer, Policy: pol,
+		MinimumJobAge: time.Duration(env.controller.MinimumJobAgeBackoff) * time.Second,
+	}
+}
+
+// getForge returns the entity's forge client.
+func (env *poolEnv) getForge(ctx context.Context) (Forge, error) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if env.forge != nil {
+		return env.forge, nil
+	}
+	f, err := env.forges.Forge(ctx, env.entity)
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: forge of %s: %w", env.entity.FullName(), err)
+	}
+	env.forge = f
+	return f, nil
+}
+
+// jit reports whether runners of the pool use JIT configs: GitHub, and the provider
+// does not disable them.
+func (env *poolEnv) jit() bool {
+	return env.entity.ForgeType == garrison.GitHub && !env.settings.DisableJIT
+}
+
+// attrs are the log attributes of the pool, followed by extra.
+func (env *poolEnv) attrs(extra ...any) []any {
+	return append([]any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}, extra...)
+}

@@ -1,0 +1,133 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/provider"
+)
+
+// Store is the part of store.Store the reconciler uses.
+type Store interface {
+	Controller(ctx context.Context) (garrison.Controller, error)
+	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
+	Entity(ctx context.Context, id string) (garrison.Entity, error)
+	Pool(ctx context.Context, id string) (garrison.Pool, error)
+	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
+	CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error)
+	Instance(ctx context.Context, name string) (garrison.Instance, error)
+	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
+	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+	DeleteInstance(ctx context.Context, name string) error
+	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error)
+}
+
+// Provider is the part of the provider contract the reconciler calls;
+// *providerexec.Provider satisfies it.
+type Provider interface {
+	CreateInstance(ctx context.Context, bi provider.BootstrapInstance, poolExtraSpecs json.RawMessage) (provider.ProviderInstance, error)
+	DeleteInstance(ctx context.Context, t providerexec.Target) error
+	ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error)
+}
+
+var _ Provider = (*providerexec.Provider)(nil)
+
+// Providers finds the provider a pool names.
+type Providers interface {
+	// Provider returns the provider and its settings; an error wrapping
+	// garrison.ErrNotFound when no provider has that name.
+	Provider(name string) (Provider, ProviderSettings, error)
+}
+
+// ProviderSettings are the manager-side settings of a provider.
+type ProviderSettings struct {
+	// DisableJIT is disable_jit_config: runners register with a registration token.
+	DisableJIT bool
+}
+
+// ProviderEntry is one provider of a ProviderMap.
+type ProviderEntry struct {
+	Provider Provider
+	ProviderSettings
+}
+
+// ProviderMap is a Providers keyed by provider name.
+type ProviderMap map[string]ProviderEntry
+
+// Provider implements Providers.
+func (m ProviderMap) Provider(name string) (Provider, ProviderSettings, error) {
+	e, ok := m[name]
+	if !ok {
+		return nil, ProviderSettings{}, fmt.Errorf("provider %q: %w", name, garrison.ErrNotFound)
+	}
+	return e.Provider, e.ProviderSettings, nil
+}
+
+// JITRequest describes a just-in-time runner to register.
+type JITRequest struct {
+	Name        string
+	RunnerGroup string // "" is the default group
+	Labels      []string
+}
+
+// JITConfig is a registered JIT runner: its forge id and credential files (name to
+// base64 content).
+type JITConfig struct {
+	RunnerID int64
+	Files    map[string]string
+}
+
+// Runner is a runner registered in the forge.
+type Runner struct {
+	ID     int64
+	Name   string
+	Status string // online or offline
+	Busy   bool
+}
+
+// Forge is what the reconciler asks of the forge, for one entity. Errors wrap
+// garrison.Error codes: ErrNotFound for a missing runner, ErrConflict for a taken name.
+type Forge interface {
+	CreateJITConfig(ctx context.Context, e garrison.Entity, req JITRequest) (JITConfig, error)
+	RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error)
+	ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error)
+	DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error
+}
+
+// Forges returns the forge client serving an entity (by its endpoint and credentials).
+type Forges interface {
+	Forge(ctx context.Context, e garrison.Entity) (Forge, error)
+}
+
+// TokenMinter mints instance tokens; *auth.Tokens satisfies it.
+type TokenMinter interface {
+	MintInstance(c auth.InstanceClaims, bootstrapTimeout time.Duration) (string, error)
+}
+
+var _ TokenMinter = (*auth.Tokens)(nil)
+
+// TemplateParams is what the bootstrap wrapper embeds (the fields of
+// bootstrap.WrapperParams).
+type TemplateParams struct {
+	MetadataURL, CallbackURL, InstanceToken string
+	HTTPProxy, HTTPSProxy, NoProxy          string
+	CACertBundle                            []byte
+}
+
+// InjectTemplateFunc adds the bootstrap wrapper to a pool's extra specs as
+// runner_install_template (provider-contract §10, X-2).
+type InjectTemplateFunc func(extraSpecs json.RawMessage, osType string, p TemplateParams) (json.RawMessage, error)
+
+// Leases claims work that must happen once across replicas. Lease acquires or renews
+// the named lease for holder until ttl from now and reports whether holder has it.
+type Leases interface {
+	Lease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+}

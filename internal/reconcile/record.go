@@ -1,0 +1,80 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/providerexec"
+)
+
+// errStale aborts an update whose instance is no longer in the state the caller expects
+// (another operation, replica or API call moved it).
+var errStale = errors.New("reconcile: instance changed meanwhile")
+
+// event records a status message on the instance and logs it.
+func (r *Reconciler) event(ctx context.Context, env *poolEnv, name string, level garrison.EventLevel, msg string) {
+	logLevel := slog.LevelInfo
+	switch level {
+	case garrison.LevelWarning:
+		logLevel = slog.LevelWarn
+	case garrison.LevelError:
+		logLevel = slog.LevelError
+	}
+	r.log.Log(ctx, logLevel, msg, env.attrs(slog.String("instance", name))...)
+	err := r.o.Store.AddInstanceEvent(ctx, name, garrison.Event{Type: garrison.EventStatus, Level: level, Message: msg})
+	if err != nil && !errors.Is(err, garrison.ErrNotFound) && ctx.Err() == nil {
+		r.log.Warn("reconcile: record status message", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+	}
+}
+
+// transition moves an instance from one of the from statuses (any when empty) to to,
+// applying edit, and records msg. errStale when the instance is elsewhere.
+func (r *Reconciler) transition(ctx context.Context, env *poolEnv, name string, from []garrison.InstanceStatus,
+	to garrison.InstanceStatus, level garrison.EventLevel, msg string, edit func(*garrison.Instance)) (garrison.Instance, error) {
+	in, err := r.o.Store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
+		if len(from) > 0 && !hasStatus(from, i.Status) {
+			return fmt.Errorf("%w: %s is %s", errStale, name, i.Status)
+		}
+		i.Status = to
+		if edit != nil {
+			edit(i)
+		}
+		return nil
+	})
+	if err != nil {
+		return in, err
+	}
+	r.event(ctx, env, name, level, msg)
+	return in, nil
+}
+
+func hasStatus(list []garrison.InstanceStatus, s garrison.InstanceStatus) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// faultOf is the text shown to users for a failed provider call: the provider's own
+// stderr when it wrote any, else the error.
+func faultOf(err error) []byte {
+	var ce *providerexec.CallError
+	if errors.As(err, &ce) && ce.Stderr != "" {
+		return []byte(ce.Stderr)
+	}
+	return []byte(err.Error())
+}
+
+// providerTarget names an instance to the provider: its provider id, else its name.
+func providerTarget(env *poolEnv, in garrison.Instance) providerexec.Target {
+	id := in.ProviderID
+	if id == "" {
+		id = in.Name
+	}
+	return providerexec.Target{PoolID: env.pool.ID, InstanceID: id, ExtraSpecs: env.pool.ExtraSpecs}
+}

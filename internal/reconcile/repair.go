@@ -1,0 +1,133 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/provider"
+)
+
+// repairDue reports whether the pool's three-way repair is due (on its first reconcile
+// in this process, then every RepairInterval), and if so records it as done now.
+func (r *Reconciler) repairDue(poolID string) bool {
+	now := r.o.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	last, ok := r.lastRepair[poolID]
+	if ok && now.Sub(last) < r.o.RepairInterval {
+		return false
+	}
+	r.lastRepair[poolID] = now
+	return true
+}
+
+// repair compares the store, the provider and the forge for one pool and removes the
+// difference: provider instances with no record are deleted, records whose instance is
+// gone are closed, creating instances left by a dead process are settled, and our forge
+// runners with no instance are deregistered.
+func (r *Reconciler) repair(ctx context.Context, env *poolEnv) error {
+	busy := r.busyNames()
+	// The provider is listed before the store: every instance it has was recorded
+	// before it was created, so a missing record means the record is gone for good.
+	list, err := env.prov.ListInstances(ctx, providerexec.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
+	if err != nil {
+		return fmt.Errorf("list provider instances: %w", err)
+	}
+	rows, err := r.o.Store.ListInstances(ctx, store.InstanceFilter{PoolID: env.pool.ID})
+	if err != nil {
+		return fmt.Errorf("list instances: %w", err)
+	}
+	r.removeStrays(ctx, env, list, rows)
+	r.closeVanished(ctx, env, list, rows, busy)
+	return r.removeGhostRunners(ctx, env)
+}
+
+// busyNames snapshots the instances with an operation in flight.
+func (r *Reconciler) busyNames() map[string]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]bool, len(r.inflight))
+	for n := range r.inflight {
+		out[n] = true
+	}
+	return out
+}
+
+// removeStrays deletes provider instances that have no record.
+func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance) {
+	known := map[string]bool{}
+	for _, in := range rows {
+		known[in.Name] = true
+	}
+	for _, pi := range list {
+		if known[pi.Name] {
+			continue
+		}
+		t := providerexec.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
+		err := env.prov.DeleteInstance(ctx, t)
+		r.log.Warn("repair: deleted a provider instance garrison has no record of",
+			env.attrs(slog.String("instance", pi.Name), slog.String("provider_id", pi.ProviderID), slog.Any("error", err))...)
+	}
+}
+
+// closeVanished settles records the provider contradicts: creating ones with no call in
+// flight are resolved from the listing; live ones whose instance is gone are deleted.
+func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance, busy map[string]bool) {
+	listed := map[string]bool{}
+	for _, pi := range list {
+		listed[pi.Name] = true
+	}
+	for _, in := range rows {
+		if busy[in.Name] || r.busyNames()[in.Name] {
+			continue
+		}
+		switch in.Status {
+		case garrison.InstanceCreating:
+			r.resolveWith(ctx, env, in, list)
+		case garrison.InstanceRunning, garrison.InstanceStopped, garrison.InstanceUnknown:
+			if !listed[in.Name] {
+				r.markDeleteAnyway(ctx, env, in.Name, "the instance is gone from the provider")
+			}
+		}
+	}
+}
+
+// markDeleteAnyway marks an instance whose compute is gone, busy runner or not.
+func (r *Reconciler) markDeleteAnyway(ctx context.Context, env *poolEnv, name, reason string) {
+	_, err := r.transition(ctx, env, name, markable, garrison.InstancePendingDelete, garrison.LevelWarning,
+		"marked for deletion: "+reason, nil)
+	if err != nil && !errors.Is(err, errStale) {
+		r.log.Warn("repair: mark instance", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+	}
+}
+
+// removeGhostRunners deregisters idle forge runners named like the pool's that no
+// instance record stands behind.
+func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error {
+	f, err := env.getForge(ctx)
+	if err != nil {
+		return err
+	}
+	runners, err := f.ListRunners(ctx, env.entity)
+	if err != nil {
+		return fmt.Errorf("list forge runners: %w", err)
+	}
+	for _, rn := range runners {
+		if rn.Busy || !ownsRunnerName(env.pool, rn.Name) {
+			continue
+		}
+		_, err := r.o.Store.Instance(ctx, rn.Name)
+		if !errors.Is(err, garrison.ErrNotFound) {
+			continue
+		}
+		err = f.DeleteRunner(ctx, env.entity, rn.ID)
+		r.log.Warn("repair: deregistered a forge runner with no instance",
+			env.attrs(slog.String("runner", rn.Name), slog.Int64("runner_id", rn.ID), slog.Any("error", err))...)
+	}
+	return nil
+}
