@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/garrison-ci/garrison/providers/incus/userdata"
+	"github.com/garrison-ci/garrison/providers/internal/userdata"
 )
 
 // ErrUnknownFlavor is returned for a flavor neither built in nor configured.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/sdk"
-	"github.com/garrison-ci/garrison/providers/incus/userdata"
+	"github.com/garrison-ci/garrison/providers/internal/userdata"
 )
 
 // Errors telling pool misconfiguration apart.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/sdk"
-	"github.com/garrison-ci/garrison/providers/incus/userdata"
+	"github.com/garrison-ci/garrison/providers/internal/userdata"
 )
 
 func TestLoadConfig(t *testing.T) {

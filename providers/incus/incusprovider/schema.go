@@ -3,7 +3,7 @@ package incusprovider
 import (
 	"encoding/json"
 
-	"github.com/garrison-ci/garrison/providers/incus/userdata"
+	"github.com/garrison-ci/garrison/providers/internal/userdata"
 )
 
 // ConfigSchema is the JSON schema of the TOML config file.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/garrison-ci/garrison/providers/incus/userdata"
+	"github.com/garrison-ci/garrison/providers/internal/userdata"
 )
 
 // ExtraSpecs are the pool extra specs this provider accepts: the common
