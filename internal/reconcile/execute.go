@@ -51,6 +51,7 @@ func (r *Reconciler) startOp(ctx context.Context, env *poolEnv, name string, op 
 	}
 	r.inflight[name] = env.pool.ID
 	r.mu.Unlock()
+	r.opsStarted.Add(1)
 	r.ops.Go(func() {
 		defer func() {
 			r.mu.Lock()

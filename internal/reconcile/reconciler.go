@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -86,8 +87,10 @@ type Reconciler struct {
 	q   *workqueue.Queue
 	sem chan struct{} // bounds running operations
 	ops sync.WaitGroup
+	// opsStarted counts operations ever started (tests wait for quiet).
+	opsStarted atomic.Int64
 
-	mu         sync.Mutex // guards the maps below
+	mu         sync.Mutex           // guards the maps below
 	inflight   map[string]string    // instance name -> pool id, while an operation runs
 	notBefore  map[string]time.Time // next delete attempt of an instance after a failure
 	delFails   map[string]int       // consecutive delete failures per instance
