@@ -173,13 +173,15 @@ func applyProviderInstance(i *garrison.Instance, pi provider.ProviderInstance) {
 	i.ProviderFault = nil
 }
 
-// failCreate records a failed attempt and, when the provider was called, asks it to
-// remove whatever it made, by name (O-7).
+// failCreate records a failed attempt and cleans up after it: the provider is asked to
+// remove whatever it made, by name (O-7), when it was called.
 func (r *Reconciler) failCreate(ctx context.Context, env *poolEnv, in garrison.Instance, from []garrison.InstanceStatus, err error, called bool) {
 	r.storeFailure(ctx, env, in, from, faultOf(err), nil)
 	if called {
 		r.cleanup(ctx, env, in)
+		return
 	}
+	r.dropRunner(ctx, env, in)
 }
 
 // storeFailure moves the instance to error with the fault visible.
@@ -196,10 +198,33 @@ func (r *Reconciler) storeFailure(ctx context.Context, env *poolEnv, in garrison
 	}
 }
 
-// cleanup deletes a failed create in the provider (provider id if known, else name).
+// cleanup deletes a failed create in the provider (provider id if known, else name)
+// and deregisters its runner.
 func (r *Reconciler) cleanup(ctx context.Context, env *poolEnv, in garrison.Instance) {
 	if err := env.prov.DeleteInstance(ctx, providerTarget(env, in)); err != nil {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "cleanup of the failed create failed: "+err.Error())
+	}
+	r.dropRunner(ctx, env, in)
+}
+
+// dropRunner deregisters the forge runner of a failed attempt, so that no offline
+// runner is left behind while the instance waits in error, and forgets it.
+func (r *Reconciler) dropRunner(ctx context.Context, env *poolEnv, in garrison.Instance) {
+	if in.AgentID == 0 {
+		return
+	}
+	if err := r.deregister(ctx, env, in); err != nil {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "deregistering the runner of the failed create failed: "+err.Error())
+		return
+	}
+	_, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
+		if i.AgentID == in.AgentID {
+			i.AgentID, i.JITConfig = 0, nil
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() == nil {
+		r.log.Warn("reconcile: forget runner", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
 	}
 }
 

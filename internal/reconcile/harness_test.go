@@ -183,6 +183,22 @@ func (h *harness) clock() time.Time {
 	return h.now
 }
 
+// resetClock puts the harness clock back to the wall clock the store stamps rows with.
+func (h *harness) resetClock() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.now = time.Now().UTC()
+}
+
+// pass reconciles once and waits for the operations it started.
+func (h *harness) pass(r *Reconciler, poolID string) {
+	h.t.Helper()
+	if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
+		h.t.Fatalf("reconcile: %v", err)
+	}
+	r.ops.Wait()
+}
+
 func (h *harness) advance(d time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
