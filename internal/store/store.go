@@ -17,6 +17,7 @@ package store
 
 import (
 	"context"
+	"time"
 	"errors"
 
 	"github.com/garrison-ci/garrison"
@@ -173,6 +174,17 @@ type Jobs interface {
 	DeleteJob(ctx context.Context, id int64) error
 }
 
+// Leases claim work that must happen once across replicas sharing one database: a pool's
+// reconcile, an entity's sweep. A lease is held by one holder until it expires; its holder
+// renews it by calling Lease again before then.
+type Leases interface {
+	// Lease acquires or renews the named lease for holder until ttl from now, and reports
+	// whether holder has it. An expired lease of another holder is taken over.
+	Lease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives the lease up early if holder has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
 // Store is everything a backend implements.
 type Store interface {
 	Controllers
@@ -183,6 +195,7 @@ type Store interface {
 	Pools
 	Instances
 	Jobs
+	Leases
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	Close() error
