@@ -17,8 +17,8 @@ package store
 
 import (
 	"context"
-	"time"
 	"errors"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
