@@ -18,6 +18,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/intake"
 	"github.com/garrison-ci/garrison/internal/metrics"
+	"github.com/garrison-ci/garrison/internal/reconcile"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/sweep"
 )
@@ -31,11 +32,8 @@ type app struct {
 	providers []*providerInfo
 	forges    *forgeHub
 	sweeper   *sweep.Sweeper
+	pools     *reconcile.Reconciler
 	handler   http.Handler
-
-	// notify enqueues pool keys for reconciliation. Until the reconciler is wired it
-	// only logs at debug level.
-	notify func(poolIDs ...string)
 }
 
 // newApp opens the store and wires every part of the server together.
@@ -45,7 +43,6 @@ func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, e
 		return nil, err
 	}
 	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New()}
-	a.notify = func(poolIDs ...string) { logger.Debug("pools to reconcile", "pools", poolIDs) }
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -63,6 +60,13 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.forges = newForgeHub(a.store, a.logger, a.metrics, a.controllerWebhookURL)
+	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
+	if err != nil {
+		return err
+	}
+	if a.pools, err = a.newReconciler(tokens); err != nil {
+		return err
+	}
 	webhooks, err := intake.New(intake.Options{
 		Store:        a.store,
 		ControllerID: a.controllerID,
@@ -79,10 +83,6 @@ func (a *app) wire(ctx context.Context) error {
 		Notify: a.notifyPools,
 		Logger: a.logger,
 	})
-	if err != nil {
-		return err
-	}
-	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
 	if err != nil {
 		return err
 	}
@@ -129,8 +129,8 @@ func (a *app) wire(ctx context.Context) error {
 	return nil
 }
 
-// notifyPools enqueues pool keys; it never blocks.
-func (a *app) notifyPools(poolIDs ...string) { a.notify(poolIDs...) }
+// notifyPools enqueues pool keys for reconciliation; it never blocks.
+func (a *app) notifyPools(poolIDs ...string) { a.pools.Notify(poolIDs...) }
 
 // controllerID returns this controller's id.
 func (a *app) controllerID(ctx context.Context) (string, error) {
@@ -177,6 +177,11 @@ func (a *app) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() {
 		if err := a.sweeper.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
 			a.logger.Error("missed-webhook sweep stopped", "error", err)
+		}
+	})
+	wg.Go(func() {
+		if err := a.pools.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
+			a.logger.Error("pool reconciler stopped", "error", err)
 		}
 	})
 	srv := &http.Server{

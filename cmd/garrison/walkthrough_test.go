@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/forgesim"
 	"github.com/garrison-ci/garrison/provider/providertest"
 )
 
@@ -145,8 +146,22 @@ func TestWalkthrough(t *testing.T) {
 	runCLI(t, "github", "endpoint", "create", "--name", "ghes", "--description", "our GHES",
 		"--base-url", "https://ghes.example.com", "--api-base-url", "https://ghes.example.com/api/v3/",
 		"--upload-url", "https://ghes.example.com/api/uploads/")
+	// The forge simulator stands in for github.com: no test talks to the internet.
+	sim := forgesim.New(forgesim.Options{})
+	simURL, err := sim.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	sim.AddToken("ghp_walkthroughsecret")
+	sim.AddOrg("acme")
+	if err := sim.AddRepo("acme/app"); err != nil {
+		t.Fatal(err)
+	}
+	runCLI(t, "github", "endpoint", "create", "--name", "sim", "--description", "forge simulator",
+		"--base-url", simURL, "--api-base-url", simURL+"/api/v3/", "--upload-url", simURL+"/api/uploads/")
 	runCLI(t, "github", "credentials", "add", "--name", "pat1", "--description", "bot",
-		"--endpoint", "github.com", "--auth-type", "pat", "--pat-oauth-token", "ghp_walkthroughsecret")
+		"--endpoint", "sim", "--auth-type", "pat", "--pat-oauth-token", "ghp_walkthroughsecret")
 	runCLI(t, "repo", "add", "--owner", "acme", "--name", "app", "--credentials", "pat1",
 		"--webhook-secret", "walkthrough-webhook-secret")
 	runCLI(t, "pool", "add", "--repo", "acme/app", "--provider-name", "lxd", "--image", "ubuntu:24.04",
@@ -154,6 +169,15 @@ func TestWalkthrough(t *testing.T) {
 
 	before := listPools(t)
 	checkPool(t, before)
+	// The reconciler keeps one idle runner: the simulation provider creates its instance.
+	waitFor(t, "an instance of the pool running", func() bool {
+		var insts []apiv1.Instance
+		out := runCLI(t, "runner", "list", "--format", "json")
+		if err := json.Unmarshal([]byte(out), &insts); err != nil {
+			t.Fatalf("runner list output is not JSON: %v\n%s", err, out)
+		}
+		return len(insts) == 1 && insts[0].Status == "running" && insts[0].PoolID == before[0].ID
+	})
 	if out := runCLI(t, "provider", "list"); !strings.Contains(out, "lxd") {
 		t.Errorf("provider list lacks lxd:\n%s", out)
 	}
@@ -184,6 +208,18 @@ func TestWalkthrough(t *testing.T) {
 	}
 	runCLI(t, "profile", "login", "--password", "another-long-passphrase-77%")
 	checkPool(t, listPools(t))
+}
+
+// waitFor polls cond until it holds, failing the test after a generous deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func listPools(t *testing.T) []apiv1.Pool {

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"encoding/json"
+
+	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/bootstrap"
+	"github.com/garrison-ci/garrison/internal/reconcile"
+)
+
+// newReconciler wires the pool reconciler to the store, the providers, the forges and the
+// instance token minter.
+func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) {
+	provs := reconcile.ProviderMap{}
+	for _, p := range a.providers {
+		provs[p.cfg.Name] = reconcile.ProviderEntry{
+			Provider:         p.exec,
+			ProviderSettings: reconcile.ProviderSettings{DisableJIT: p.cfg.DisableJITConfig},
+		}
+	}
+	return reconcile.New(reconcile.Options{
+		Store:          a.store,
+		Providers:      provs,
+		Forges:         reconcileForges{hub: a.forges},
+		Tokens:         tokens,
+		InjectTemplate: injectTemplate,
+		Leases:         a.store,
+		Logger:         a.logger,
+	})
+}
+
+// injectTemplate adds garrison's bootstrap wrapper to a pool's extra specs.
+func injectTemplate(extraSpecs json.RawMessage, osType string, p reconcile.TemplateParams) (json.RawMessage, error) {
+	return bootstrap.InjectTemplate(extraSpecs, osType, bootstrap.WrapperParams(p))
+}
