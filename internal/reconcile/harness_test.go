@@ -29,7 +29,7 @@ var simBinary = struct {
 	path string
 }{}
 
-func buildSim(t *testing.T) string {
+func buildSim(t testing.TB) string {
 	simBinary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "reconcile-sim-")
 		if err != nil {
@@ -92,12 +92,14 @@ type failingDeletes struct{ Provider }
 
 var errDeleteRefused = errors.New("test: delete refused")
 
-func (failingDeletes) DeleteInstance(context.Context, providerexec.Target) error { return errDeleteRefused }
+func (failingDeletes) DeleteInstance(context.Context, providerexec.Target) error {
+	return errDeleteRefused
+}
 
 // harness is a real SQLite store, the sim provider through providerexec, and the forge
 // simulator through the GitHub client, with an injected clock.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	store    *sqlite.Store
 	sim      *forgesim.Sim
 	prov     *providerexec.Provider
@@ -111,7 +113,7 @@ type harness struct {
 	now time.Time
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	ctx := t.Context()
 	h := &harness{t: t, now: time.Now().UTC()}
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase))
@@ -166,8 +168,8 @@ func (h *harness) newProvider() *providerexec.Provider {
 	return p
 }
 
-func must[T any](v T, err error) func(*testing.T) T {
-	return func(t *testing.T) T {
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -70,8 +71,35 @@ func (p *planner) assign(j garrison.Job) {
 }
 
 // candidates returns the enabled pools whose tags include all the job's labels, by
-// priority; with none, the reason.
+// priority; with none, the reason. Results are cached per label set: jobs share few.
 func (p *planner) candidates(j garrison.Job) ([]*poolState, string) {
+	key := labelKey(j.Labels)
+	if c, ok := p.candCache[key]; ok {
+		return c.pools, c.reason
+	}
+	pools, reason := p.matchPools(j)
+	p.candCache[key] = candidateSet{pools, reason}
+	return pools, reason
+}
+
+// candidateSet is a cached candidates answer.
+type candidateSet struct {
+	pools  []*poolState
+	reason string
+}
+
+// labelKey identifies a label set regardless of order and case.
+func labelKey(labels []string) string {
+	l := make([]string, len(labels))
+	for i, s := range labels {
+		l[i] = strings.ToLower(s)
+	}
+	slices.Sort(l)
+	return strings.Join(l, "\x00")
+}
+
+// matchPools computes candidates.
+func (p *planner) matchPools(j garrison.Job) ([]*poolState, string) {
 	var out []*poolState
 	matched := false
 	for _, s := range p.pools {

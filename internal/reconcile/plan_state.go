@@ -85,11 +85,13 @@ type planner struct {
 	byID   map[string]*garrison.Instance
 	bound  map[string]bool // instance ids serving a queued job
 	served map[int64]bool  // queued jobs a bound instance serves
-	acts   Actions
+	// candCache caches candidates by label set.
+	candCache map[string]candidateSet
+	acts      Actions
 }
 
 func newPlanner(spec Spec, obs Observed) *planner {
-	p := &planner{spec: spec, obs: obs, pol: spec.Policy, byID: map[string]*garrison.Instance{}, bound: map[string]bool{}, served: map[int64]bool{}}
+	p := &planner{spec: spec, obs: obs, pol: spec.Policy, byID: map[string]*garrison.Instance{}, bound: map[string]bool{}, served: map[int64]bool{}, candCache: map[string]candidateSet{}}
 	byPool := map[string]*poolState{}
 	p.byPool = byPool
 	for i := range spec.Pools {
