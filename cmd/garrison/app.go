@@ -33,6 +33,7 @@ type app struct {
 	forges    *forgeHub
 	sweeper   *sweep.Sweeper
 	pools     *reconcile.Reconciler
+	managers  *poolManagers
 	handler   http.Handler
 }
 
@@ -42,7 +43,7 @@ func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, e
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New()}
+	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New(), managers: newPoolManagers()}
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -113,6 +114,7 @@ func (a *app) wire(ctx context.Context) error {
 		Webhooks:                webhooks,
 		Instances:               instances,
 		Debug:                   pprofHandler(),
+		PoolManagers:            a.managers,
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {
@@ -179,7 +181,9 @@ func (a *app) Serve(ctx context.Context, ln net.Listener) error {
 			a.logger.Error("missed-webhook sweep stopped", "error", err)
 		}
 	})
+	a.managers.running.Store(true)
 	wg.Go(func() {
+		defer a.managers.running.Store(false)
 		if err := a.pools.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
 			a.logger.Error("pool reconciler stopped", "error", err)
 		}

@@ -351,3 +351,25 @@ func TestDevForgesim(t *testing.T) {
 		t.Errorf("forgesim exited with %d: %s", code, out.String())
 	}
 }
+
+func TestPoolManagersStatus(t *testing.T) {
+	p := newPoolManagers()
+	if ok, why := p.Status("e1"); ok || why == "" {
+		t.Errorf("before the reconciler runs: %v %q", ok, why)
+	}
+	p.running.Store(true)
+	if ok, why := p.Status("e1"); !ok || why != "" {
+		t.Errorf("running: %v %q", ok, why)
+	}
+	p.SetFailed("e1", "forge refused the credentials")
+	if ok, why := p.Status("e1"); ok || why != "forge refused the credentials" {
+		t.Errorf("failed: %v %q", ok, why)
+	}
+	if ok, _ := p.Status("e2"); !ok {
+		t.Error("a failure of one entity leaked to another")
+	}
+	p.Clear("e1")
+	if ok, _ := p.Status("e1"); !ok {
+		t.Error("cleared failure still reported")
+	}
+}
