@@ -115,6 +115,8 @@ func (a *app) wire(ctx context.Context) error {
 		Instances:               instances,
 		Debug:                   pprofHandler(),
 		PoolManagers:            a.managers,
+		RotateOutdated:          a.pools.RotateOutdated,
+		JobReason:               a.pools.JobReason,
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {

@@ -125,3 +125,15 @@ func (c *Client) ListTemplates(ctx context.Context, partialName string) ([]Named
 func (c *Client) ListProxies(ctx context.Context) ([]NamedObject, error) {
 	return get[[]NamedObject](ctx, c, "/proxies", nil)
 }
+
+// RotateOutdatedRunners replaces the pool's idle runners made from an older pool
+// definition (POST /pools/{id}/runners/rotate, a garrison extension) and returns how many
+// were marked for replacement.
+func (c *Client) RotateOutdatedRunners(ctx context.Context, id string) (int, error) {
+	s, err := seg(id)
+	if err != nil {
+		return 0, err
+	}
+	out, err := send[apiv1.RotateRunnersResponse](ctx, c, "POST", "/pools"+s+"/runners/rotate", nil)
+	return out.Rotated, err
+}

@@ -279,3 +279,10 @@ type Job struct {
 	UpdatedAt       time.Time `json:"updated_at"`
 	Reason          string    `json:"reason,omitempty"` // garrison: why the job is waiting, when known
 }
+
+// RotateRunnersResponse answers POST /pools/{poolID}/runners/rotate (a garrison extension).
+type RotateRunnersResponse struct {
+	// Rotated is how many idle runners of an older pool generation were marked for
+	// deletion; the pool refills with runners of its current definition.
+	Rotated int `json:"rotated"`
+}

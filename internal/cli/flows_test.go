@@ -334,6 +334,8 @@ func flows() []flow {
 		{name: "pool update template by name", args: []string{"pool", "update", poolID, "--runner-install-template", "my-template-2"},
 			calls: []want{getq("/templates", "partialName=my-template-2"), put("/pools/"+poolID, "enable_shell", "template_id").with("template_id", "4")}},
 		{name: "pool delete", args: []string{"pool", "delete", poolID}, calls: []want{del("/pools/"+poolID, "")}},
+		{name: "pool runner rotate", args: []string{"pool", "runner", "rotate", poolID, "--outdated"},
+			calls: []want{post("/pools/" + poolID + "/runners/rotate")}, stdout: []string{"outdated runner(s) marked for replacement"}},
 
 		// runners
 		{name: "runner list all", args: []string{"runner", "list"}, calls: []want{get("/instances")},

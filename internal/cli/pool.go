@@ -19,7 +19,8 @@ import (
 // poolCmd manages pools.
 func (a *app) poolCmd() *cobra.Command {
 	return group("pool", "Manage pools of runners", []string{"pools"},
-		a.poolAddCmd(), a.poolListCmd(), a.poolShowCmd(), a.poolUpdateCmd(), a.poolDeleteCmd())
+		a.poolAddCmd(), a.poolListCmd(), a.poolShowCmd(), a.poolUpdateCmd(), a.poolDeleteCmd(),
+		group("runner", "Manage the runners of a pool", nil, a.poolRotateCmd()))
 }
 
 // addOwnerFlags adds --repo, --org, --enterprise and --endpoint.
@@ -370,4 +371,28 @@ func poolFields(p apiv1.Pool) []field {
 		{"Created at", timeStr(p.CreatedAt)},
 		{"Updated at", timeStr(p.UpdatedAt)},
 	}
+}
+
+// poolRotateCmd replaces a pool's idle runners made from an older pool definition.
+func (a *app) poolRotateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rotate <pool-id> --outdated",
+		Short: "Replace the pool's idle runners made from an older pool definition",
+		Long: `Replace the pool's idle runners made from an older pool definition (image, flavor,
+extra specs, ... changed since they were created). Busy runners finish their job first.`,
+		Args: cobra.ExactArgs(1),
+	}
+	outdated := cmd.Flags().Bool("outdated", false, "rotate the runners of an older pool generation (required)")
+	cmd.RunE = a.withClient(func(ctx context.Context, cmd *cobra.Command, c *apiclient.Client, args []string) error {
+		if !*outdated {
+			return errors.New("only --outdated rotation is supported: add --outdated")
+		}
+		n, err := c.RotateOutdatedRunners(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout(cmd), "%d outdated runner(s) marked for replacement\n", n)
+		return nil
+	})
+	return cmd
 }

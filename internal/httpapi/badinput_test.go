@@ -2,12 +2,14 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/httpapi"
 )
 
 // fixture is an initialized controller with an endpoint, credentials, a repo and a pool.
@@ -18,8 +20,8 @@ type fixture struct {
 	credsID        uint
 }
 
-func newFixture(t testing.TB) *fixture {
-	h := newHarness(t, openSQLite)
+func newFixture(t testing.TB, edit ...func(*httpapi.Options)) *fixture {
+	h := newHarness(t, openSQLite, edit...)
 	f := &fixture{h: h, tok: h.ready()}
 	var c apiv1.ForgeCredentials
 	h.expect(h.call("POST", api("/github/credentials"), f.tok, map[string]any{"name": "pat", "endpoint": "github.com",
@@ -246,5 +248,62 @@ func TestInstanceDeleteRules(t *testing.T) {
 	evs, err := h.store.EntityEvents(ctx, f.repoID, 10)
 	if err != nil || len(evs) == 0 || evs[len(evs)-1].Level != garrison.LevelError {
 		t.Errorf("entity events = %+v, %v", evs, err)
+	}
+}
+
+func TestRotateOutdatedRunners(t *testing.T) {
+	var rotated []string
+	f := newFixture(t, func(o *httpapi.Options) {
+		o.RotateOutdated = func(_ context.Context, poolID string) (int, error) {
+			rotated = append(rotated, poolID)
+			return 2, nil
+		}
+	})
+	h, tok := f.h, f.tok
+	var out apiv1.RotateRunnersResponse
+	h.expect(h.call("POST", api("/pools/"+f.poolID+"/runners/rotate"), tok, nil), 200, &out)
+	if out.Rotated != 2 || len(rotated) != 1 || rotated[0] != f.poolID {
+		t.Errorf("rotate: %+v, calls %v", out, rotated)
+	}
+	h.expectError(h.call("POST", api("/pools/00000000-0000-4000-8000-000000000000/runners/rotate"), tok, nil), 404, "Not Found", "pool 00000000-0000-4000-8000-000000000000 not found")
+	r := h.call("POST", api("/pools/not-a-uuid/runners/rotate"), tok, nil)
+	if r.status != 400 {
+		t.Errorf("bad pool id: %d %s", r.status, r.body)
+	}
+	h.expectError(h.call("POST", api("/pools/"+f.poolID+"/runners/rotate"), "", nil), 401, "Authentication failed", "")
+}
+
+func TestJobsShowWhyTheyWait(t *testing.T) {
+	f := newFixture(t, func(o *httpapi.Options) {
+		o.JobReason = func(id int64) (string, bool) {
+			if id == 11 {
+				return "no enabled pool has all of the labels [gpu]", true
+			}
+			return "", false
+		}
+	})
+	ctx := t.Context()
+	for _, j := range []struct {
+		id     int64
+		action garrison.JobAction
+		reason string
+	}{{11, garrison.JobQueued, ""}, {12, garrison.JobQueued, "recorded reason"}, {13, garrison.JobCompleted, ""}} {
+		if _, err := f.h.store.UpsertJob(ctx, j.id, func(job *garrison.Job, _ bool) error {
+			job.Action, job.Reason, job.EntityID, job.EntityType = j.action, j.reason, f.repoID, garrison.Repository
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var jobs []apiv1.Job
+	f.h.expect(f.h.call("GET", api("/jobs"), f.tok, nil), 200, &jobs)
+	want := map[int64]string{11: "no enabled pool has all of the labels [gpu]", 12: "recorded reason", 13: ""}
+	if len(jobs) != 3 {
+		t.Fatalf("jobs %+v", jobs)
+	}
+	for _, j := range jobs {
+		if j.Reason != want[j.ID] {
+			t.Errorf("job %d reason %q, want %q", j.ID, j.Reason, want[j.ID])
+		}
 	}
 }

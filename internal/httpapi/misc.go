@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"github.com/garrison-ci/garrison"
 	"net/http"
 
 	"github.com/garrison-ci/garrison/internal/apiv1"
@@ -32,6 +33,9 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]apiv1.Job, 0, len(jobs))
 	for _, j := range jobs {
+		if j.Reason == "" && j.Action == garrison.JobQueued && s.opts.JobReason != nil {
+			j.Reason, _ = s.opts.JobReason(j.ID)
+		}
 		out = append(out, jobView(j))
 	}
 	writeOK(w, out)

@@ -361,3 +361,23 @@ func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request)
 	}
 	writeOK(w, out)
 }
+
+// handleRotateRunners replaces the pool's idle runners made from an older pool definition
+// (garrison extension; `garrison pool runner rotate --outdated`).
+func (s *Server) handleRotateRunners(w http.ResponseWriter, r *http.Request) {
+	if s.opts.RotateOutdated == nil {
+		writeNotFound(w)
+		return
+	}
+	p, err := s.poolInPath(r, nil)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	n, err := s.opts.RotateOutdated(r.Context(), p.ID)
+	if err != nil {
+		s.writeErr(w, r, err)
+		return
+	}
+	writeOK(w, apiv1.RotateRunnersResponse{Rotated: n})
+}

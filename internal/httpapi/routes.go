@@ -48,6 +48,7 @@ func (s *Server) registerAPI() {
 	m.HandleFunc("PUT "+p+"/pools/{poolID}", s.handleUpdatePool(nil))
 	m.HandleFunc("DELETE "+p+"/pools/{poolID}", s.handleDeletePool(nil))
 	m.HandleFunc("GET "+p+"/pools/{poolID}/instances", s.handleListPoolInstances)
+	m.HandleFunc("POST "+p+"/pools/{poolID}/runners/rotate", s.handleRotateRunners)
 
 	m.HandleFunc("GET "+p+"/instances", s.handleListInstances(nil))
 	m.HandleFunc("GET "+p+"/instances/{name}", s.handleGetInstance)
