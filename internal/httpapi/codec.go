@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/garrison-ci/garrison/internal/httperr"
 	"io"
 	"net/http"
 )
@@ -61,16 +62,7 @@ func describeJSONError(err error, size int64) string {
 }
 
 // writeJSON writes v as JSON with the given status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status = http.StatusInternalServerError
-		b = []byte(`{"error":"Server error","details":""}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httperr.WriteJSON(w, status, v) }
 
 // writeOK writes v with 200.
 func writeOK(w http.ResponseWriter, v any) { writeJSON(w, http.StatusOK, v) }

@@ -1,45 +1,19 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/httperr"
 )
 
 // errorBody is the body of every error response (§1.4); both keys are always present.
-type errorBody struct {
-	Error   string `json:"error"`
-	Details string `json:"details"`
-}
-
-// errorResponse maps an error to its status and body. Only *garrison.Error messages reach
-// the client; anything unclassified is a 500 with empty details.
-func errorResponse(err error) (int, errorBody) {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return http.StatusRequestEntityTooLarge, errorBody{Error: "Request Entity Too Large",
-			Details: "request body too large"}
-	}
-	msg := garrison.MessageOf(err)
-	switch garrison.CodeOf(err) {
-	case garrison.ENotFound:
-		return http.StatusNotFound, errorBody{Error: "Not Found", Details: msg}
-	case garrison.EUnauthorized:
-		return http.StatusUnauthorized, errorBody{Error: "Not Authorized"}
-	case garrison.EInvalid:
-		return http.StatusBadRequest, errorBody{Error: "Bad Request", Details: msg}
-	case garrison.EConflict:
-		return http.StatusConflict, errorBody{Error: "Conflict", Details: msg}
-	case garrison.EUnprocessable:
-		return http.StatusUnprocessableEntity, errorBody{Error: "Unprocessable Content", Details: msg}
-	}
-	return http.StatusInternalServerError, errorBody{Error: "Server error"}
-}
+type errorBody = apiv1.APIError
 
 // writeErr writes err's response and logs server errors with their details.
 func (s *Server) writeErr(w http.ResponseWriter, r *http.Request, err error) {
-	status, body := errorResponse(err)
+	status, body := httperr.Response(err)
 	if status == http.StatusInternalServerError {
 		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	} else {

@@ -1,37 +1,8 @@
 package httpapi
 
 import (
-	"errors"
-	"fmt"
-	"net/http"
 	"testing"
-
-	"github.com/garrison-ci/garrison"
 )
-
-func TestErrorResponse(t *testing.T) {
-	tests := []struct {
-		err     error
-		status  int
-		errText string
-		details string
-	}{
-		{garrison.Errorf(garrison.ENotFound, "pool x not found"), 404, "Not Found", "pool x not found"},
-		{fmt.Errorf("wrapped: %w", garrison.Errorf(garrison.EInvalid, "bad")), 400, "Bad Request", "bad"},
-		{garrison.Errorf(garrison.EConflict, "dup"), 409, "Conflict", "dup"},
-		{garrison.Errorf(garrison.EUnprocessable, "no"), 422, "Unprocessable Content", "no"},
-		{garrison.Errorf(garrison.EUnauthorized, "secret reason"), 401, "Not Authorized", ""},
-		{garrison.Errorf(garrison.EInternal, "db password is hunter2"), 500, "Server error", ""},
-		{errors.New("sql: connection refused"), 500, "Server error", ""},
-		{&http.MaxBytesError{Limit: 1}, 413, "Request Entity Too Large", "request body too large"},
-	}
-	for _, tt := range tests {
-		status, body := errorResponse(tt.err)
-		if status != tt.status || body.Error != tt.errText || body.Details != tt.details {
-			t.Errorf("errorResponse(%v) = %d %+v", tt.err, status, body)
-		}
-	}
-}
 
 func TestIsUUID(t *testing.T) {
 	for s, want := range map[string]bool{

@@ -3,6 +3,7 @@ package instanceapi
 import (
 	"encoding/base64"
 	"encoding/json"
+	"github.com/garrison-ci/garrison/internal/httperr"
 	"net/http"
 	"strings"
 	"testing"
@@ -184,7 +185,7 @@ func TestInstallScriptNoTemplate(t *testing.T) {
 	// so check the template choice directly.
 	ai := &authInfo{entity: e.entity, pool: e.pool, inst: e.instance("garm-a")}
 	_, err := scriptFor(ai, bootstrap.ExtraSpecs{}, bootstrap.InstallContext{})
-	if status, body := errorResponse(err); status != http.StatusConflict ||
+	if status, body := httperr.Response(err); status != http.StatusConflict ||
 		body.Details != "pool or scale set has no template associated and no template is defined in extra_specs" {
 		t.Fatalf("got %d %+v", status, body)
 	}

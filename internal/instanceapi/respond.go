@@ -1,61 +1,27 @@
 package instanceapi
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/httperr"
 )
 
-// errorBody is the common error body (rest-api.md §1.4); both keys always present.
-type errorBody struct {
-	Error   string `json:"error"`
-	Details string `json:"details"`
-}
+// errorBody is the common error body (rest-api.md §1.4).
+type errorBody = apiv1.APIError
 
 // writeJSON writes v as JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"Server error","details":""}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b) //nolint:errcheck // the client went away
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httperr.WriteJSON(w, status, v) }
 
 // writeAuthFailed answers a request whose instance token was not accepted (§2).
 func writeAuthFailed(w http.ResponseWriter) {
-	writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Authentication failed"})
-}
-
-// errorResponse maps err to a status and body (rest-api.md §1.4): only *garrison.Error
-// messages reach the client; 401 and 500 carry no details.
-func errorResponse(err error) (int, errorBody) {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return http.StatusRequestEntityTooLarge, errorBody{Error: "Request Entity Too Large", Details: "request body too large"}
-	}
-	msg := garrison.MessageOf(err)
-	switch garrison.CodeOf(err) {
-	case garrison.ENotFound:
-		return http.StatusNotFound, errorBody{Error: "Not Found", Details: msg}
-	case garrison.EUnauthorized:
-		return http.StatusUnauthorized, errorBody{Error: "Not Authorized"}
-	case garrison.EInvalid:
-		return http.StatusBadRequest, errorBody{Error: "Bad Request", Details: msg}
-	case garrison.EConflict:
-		return http.StatusConflict, errorBody{Error: "Conflict", Details: msg}
-	case garrison.EUnprocessable:
-		return http.StatusUnprocessableEntity, errorBody{Error: "Unprocessable Content", Details: msg}
-	}
-	return http.StatusInternalServerError, errorBody{Error: "Server error"}
+	writeJSON(w, http.StatusUnauthorized, apiv1.APIError{Error: "Authentication failed"})
 }
 
 // writeErr writes err's response, logging server errors with their details.
 func (h *Handler) writeErr(w http.ResponseWriter, r *http.Request, err error) {
-	status, body := errorResponse(err)
+	status, body := httperr.Response(err)
 	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", status, "err", err}
 	if ai, ok := authFrom(r.Context()); ok {
 		attrs = append(attrs, "instance", ai.inst.Name, "pool", ai.pool.ID)
