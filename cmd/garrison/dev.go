@@ -14,7 +14,7 @@ func newDevCmd() *cobra.Command {
 		Use:   "dev",
 		Short: "Tools for developing and trying out garrison offline",
 	}
-	cmd.AddCommand(newForgesimCmd())
+	cmd.AddCommand(newForgesimCmd(), newSimProviderCmd(), newStandinRunnerCmd())
 	return cmd
 }
 

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// errUnsafeArchive is returned for archive entries that would land outside the target.
+var errUnsafeArchive = errors.New("unsafe archive entry")
+
+// untarGz unpacks a gzipped tar of directories and regular files into dir.
+func untarGz(b []byte, dir string) error {
+	gz, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := untarEntry(tr, h, dir); err != nil {
+			return err
+		}
+	}
+}
+
+// untarEntry writes one archive entry below dir.
+func untarEntry(r io.Reader, h *tar.Header, dir string) error {
+	name := filepath.Clean(filepath.FromSlash(h.Name))
+	if filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: %q", errUnsafeArchive, h.Name)
+	}
+	path := filepath.Join(dir, name)
+	switch h.Typeflag {
+	case tar.TypeDir:
+		return os.MkdirAll(path, 0o700)
+	case tar.TypeReg:
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, os.FileMode(h.Mode)&0o700)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(f, r)
+		return errors.Join(err, f.Close())
+	}
+	return fmt.Errorf("%w: %q has type %c", errUnsafeArchive, h.Name, h.Typeflag)
+}
+
+// randomToken returns n random bytes as URL-safe base64.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return base64.RawURLEncoding.EncodeToString(b)
+}
