@@ -93,7 +93,10 @@ func runDemo(ctx context.Context, o demoOptions, out io.Writer) (demoSummary, er
 		return demoSummary{}, err
 	}
 	sum, runErr := d.run(ctx)
-	keep := o.keep || runErr != nil
+	if errors.Is(runErr, context.Canceled) {
+		fmt.Fprintln(out, "interrupted: stopping the server and removing every instance")
+	}
+	keep := o.keep || (runErr != nil && !errors.Is(runErr, context.Canceled))
 	if err := d.close(keep); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
@@ -112,6 +115,9 @@ func (d *demo) run(ctx context.Context) (demoSummary, error) {
 	err := d.runJobs(ctx)
 	if ctx.Err() == nil {
 		err = errors.Join(err, d.scaleDown(ctx))
+	}
+	if ctx.Err() != nil {
+		return demoSummary{}, fmt.Errorf("demo interrupted: %w", ctx.Err())
 	}
 	sum, sumErr := d.summarize(ctx, time.Since(start))
 	if sumErr != nil {

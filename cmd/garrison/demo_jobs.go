@@ -56,6 +56,7 @@ func (d *demo) watch(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				jobs = d.jobCounts()
 				return fmt.Errorf("%w: after %s only %d of %d jobs completed (%d queued, %d running)",
 					errDemoFailed, d.opts.timeout, jobs.done, d.opts.jobs, jobs.queued, jobs.running)
 			}
@@ -92,7 +93,10 @@ func (d *demo) jobCounts() jobCounts {
 
 // runnerCounts lists the runners garrison reports, by state: the instance status while
 // the instance is being created or deleted, else its runner status.
+// The listing gets its own time limit so that the last line before a timeout is complete.
 func (d *demo) runnerCounts(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	insts, err := d.api.ListInstances(ctx)
 	if err != nil {
 		return "(unavailable: " + err.Error() + ")"

@@ -49,14 +49,14 @@ func (d *demo) scaleDown(ctx context.Context) error {
 	}
 }
 
-// deleteLeftovers asks once for the deletion of each runner that is not on its way out.
+// deleteLeftovers asks once for the deletion of each runner that is neither busy with a
+// job (it goes when the job is done) nor on its way out.
 func (d *demo) deleteLeftovers(ctx context.Context, insts []apiv1.Instance, asked map[string]bool) {
 	for _, in := range insts {
-		switch in.Status {
-		case "pending_delete", "pending_force_delete", "deleting":
+		switch {
+		case asked[in.Name], in.RunnerStatus == "active":
 			continue
-		}
-		if asked[in.Name] {
+		case in.Status == "pending_delete", in.Status == "pending_force_delete", in.Status == "deleting":
 			continue
 		}
 		err := d.api.DeleteInstance(ctx, in.Name, false, false)
@@ -64,7 +64,7 @@ func (d *demo) deleteLeftovers(ctx context.Context, insts []apiv1.Instance, aske
 		case err == nil, apiclient.IsNotFound(err):
 			asked[in.Name] = true
 		case apiclient.IsConflict(err):
-			// busy or in transition: ask again on the next tick
+			// in transition: ask again on the next tick
 		default:
 			fmt.Fprintf(d.out, "  deleting %s: %v\n", in.Name, err)
 		}
