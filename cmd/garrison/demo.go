@@ -48,10 +48,22 @@ simulation provider (instances are local processes running a stand-in runner thr
 garrison's real bootstrap scripts), sets up an endpoint, credentials, the repository
 acme/app and two pools through the REST API, queues a burst of jobs with mixed labels and
 shows progress twice a second. It then scales the pools down and ends with a summary:
-jobs run, queue-to-start time percentiles, forge API calls per job and instances leaked.`,
+jobs run, queue-to-start time percentiles, forge API calls per job and instances leaked.
+
+--json FILE writes the summary with the keys jobs_total, jobs_completed,
+instances_leaked (simulated instances without a garrison record, garrison records
+without an instance, and forge runners without either), queued_to_started_ms
+{p50, p95, p99} (from queueing a job on the forge to its runner reporting it started)
+and api_calls_per_job (REST calls to the forge's API from the first queued job until
+scale-down finished, divided by jobs_total; the runners' own traffic is not counted),
+plus a few more. The demo exits non-zero when the jobs are not all done within
+--timeout or anything is left behind, and then keeps its temporary directory.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
+				return err
+			}
+			if err := checkDemoHost(); err != nil {
 				return err
 			}
 			exe, err := os.Executable()

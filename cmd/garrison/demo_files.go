@@ -11,7 +11,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/garrison-ci/garrison/providers/sim/simprovider"
 )
 
 // errUnsafeArchive is returned for archive entries that would land outside the target.
@@ -67,4 +70,31 @@ func randomToken(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// errDemoHost is wrapped when this machine lacks what the simulated instances need.
+var errDemoHost = errors.New("garrison demo cannot run on this machine")
+
+// checkDemoHost checks for what the simulated instances use: Linux (process groups and
+// /proc), and bash and curl on the boot scripts' PATH (garrison's install script).
+func checkDemoHost() error {
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("%w: the simulation provider runs instances as Linux processes (this is %s)", errDemoHost, runtime.GOOS)
+	}
+	for _, tool := range []string{"sh", "bash", "curl"} {
+		if !onPath(tool, simprovider.DefaultBootPath) {
+			return fmt.Errorf("%w: %s not found in %s (the runner install script needs it)", errDemoHost, tool, simprovider.DefaultBootPath)
+		}
+	}
+	return nil
+}
+
+// onPath reports whether an executable named name is in one of the directories of path.
+func onPath(name, path string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
 }

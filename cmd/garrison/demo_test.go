@@ -39,6 +39,9 @@ func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a server, the forge simulator and dozens of processes")
 	}
+	if err := checkDemoHost(); err != nil {
+		t.Skip(err)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
