@@ -78,9 +78,16 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, d Delete) {
 	r.log.Info("instance deleted", env.attrs(slog.String("instance", in.Name))...)
 }
 
+// ranItsJob reports whether the instance's runner took a job and finished it: the forge
+// removes such an ephemeral runner itself, so deregistering it would only spend an API
+// call on a 404. (Should the forge keep it after all, the periodic repair removes it.)
+func ranItsJob(in garrison.Instance) bool {
+	return in.JobID != 0 && in.RunnerStatus == garrison.RunnerTerminated
+}
+
 // removeEverywhere deregisters the forge runner and deletes the provider instance.
 func (r *Reconciler) removeEverywhere(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
-	if in.AgentID != 0 {
+	if in.AgentID != 0 && !ranItsJob(in) {
 		err := r.deregister(ctx, env, in)
 		if err != nil && !force {
 			return err

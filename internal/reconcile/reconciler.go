@@ -187,7 +187,9 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 		if err := r.repair(ctx, env); err != nil {
 			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
 		}
-		if err := env.observe(ctx, r.o.Store); err != nil {
+		// Reload everything, sibling pools included: the repair changed rows, and pools
+		// may have appeared since the load (all pools must plan on one snapshot).
+		if env, err = r.load(ctx, poolID); err != nil {
 			return workqueue.Result{}, err
 		}
 	}
