@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,10 +37,18 @@ type forgeHub struct {
 // forgeClients are the clients of one credentials; exactly one of gh and gt is set.
 type forgeClients struct {
 	credStamp, endpointStamp time.Time
+	endpoint                 garrison.Endpoint
 	gh                       *github.Client
 	gt                       *gitea.Client
 	sweep                    sweep.Forge // built on first use; guarded by forgeHub.mu
+
+	// giteaTools caches the Gitea runner downloads; guarded by forgeHub.mu.
+	giteaTools   []provider.RunnerApplicationDownload
+	giteaToolsAt time.Time
 }
+
+// giteaToolsTTL is how long a Gitea endpoint's runner downloads are reused.
+const giteaToolsTTL = 30 * time.Minute
 
 func newForgeHub(st forgeStore, logger *slog.Logger, obs github.RateObserver, hookURL func(context.Context) (string, error)) *forgeHub {
 	return &forgeHub{store: st, logger: logger, observer: obs, hookURL: hookURL, clients: map[uint]*forgeClients{}}
@@ -61,7 +70,7 @@ func (h *forgeHub) clientsFor(ctx context.Context, e garrison.Entity) (*forgeCli
 	if ok && c.credStamp.Equal(cred.UpdatedAt) && c.endpointStamp.Equal(ep.UpdatedAt) {
 		return c, nil
 	}
-	c = &forgeClients{credStamp: cred.UpdatedAt, endpointStamp: ep.UpdatedAt}
+	c = &forgeClients{credStamp: cred.UpdatedAt, endpointStamp: ep.UpdatedAt, endpoint: ep}
 	switch cred.ForgeType {
 	case garrison.Gitea:
 		c.gt, err = gitea.New(ep, cred, gitea.Options{Logger: h.logger})
@@ -119,9 +128,6 @@ func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (st
 	return tok, err
 }
 
-// errNoGiteaTools says garrison cannot list Gitea runner downloads yet.
-var errNoGiteaTools = garrison.Errorf(garrison.EInternal, "gitea runner downloads are not available yet")
-
 // RunnerDownloads lists the runner downloads of e's forge, in the provider wire shape.
 func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
 	c, err := h.clientsFor(ctx, e)
@@ -129,7 +135,7 @@ func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]pr
 		return nil, err
 	}
 	if c.gt != nil {
-		return nil, errNoGiteaTools
+		return h.giteaDownloadsCached(ctx, c)
 	}
 	ds, err := c.gh.RunnerDownloads(ctx, e)
 	if err != nil {
@@ -141,6 +147,43 @@ func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]pr
 			OS: d.OS, Architecture: d.Architecture, DownloadURL: d.DownloadURL, Filename: d.Filename,
 			TempDownloadToken: d.TempDownloadToken, SHA256Checksum: d.SHA256Checksum,
 		}
+	}
+	return out, nil
+}
+
+// giteaDownloadsCached returns the Gitea runner downloads, fetched at most every
+// giteaToolsTTL.
+func (h *forgeHub) giteaDownloadsCached(ctx context.Context, c *forgeClients) ([]provider.RunnerApplicationDownload, error) {
+	h.mu.Lock()
+	tools, at := c.giteaTools, c.giteaToolsAt
+	h.mu.Unlock()
+	if tools != nil && time.Since(at) < giteaToolsTTL {
+		return tools, nil
+	}
+	tools, err := giteaDownloads(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	c.giteaTools, c.giteaToolsAt = tools, time.Now()
+	h.mu.Unlock()
+	return tools, nil
+}
+
+// giteaDownloads lists the Gitea runner binaries of the endpoint's tools metadata URL.
+func giteaDownloads(ctx context.Context, c *forgeClients) ([]provider.RunnerApplicationDownload, error) {
+	url := c.endpoint.ToolsMetadataURL
+	if url == "" {
+		url = garrison.DefaultGiteaToolsURL
+	}
+	ds, err := c.gt.RunnerDownloads(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]provider.RunnerApplicationDownload, len(ds))
+	for i, d := range ds {
+		arch, _, _ := strings.Cut(d.Architecture, "-") // arm-7 is arm
+		out[i] = provider.RunnerApplicationDownload{OS: d.OS, Architecture: arch, DownloadURL: d.DownloadURL, Filename: d.Filename}
 	}
 	return out, nil
 }

@@ -25,6 +25,7 @@ func (s *Sim) giteaRoutes() {
 		s.gitea("DELETE "+sc+"/hooks/{id}", s.giteaDeleteHook)
 	}
 	s.mux.HandleFunc("POST /api/actions/runner.v1.RunnerService/Register", s.giteaRegisterRPC)
+	s.mux.HandleFunc("GET "+giteaReleasePath, s.giteaReleases)
 }
 
 // giteaRegistrationToken returns the scope's one registration token (200), creating it

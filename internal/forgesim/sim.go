@@ -48,6 +48,7 @@ type Sim struct {
 	faults  DeliveryFaults
 	limits  RateLimitOptions
 	tarball []byte
+	binary  []byte // Gitea runner downloads; nil: the tarball
 	baseURL string
 	srv     *http.Server
 }
@@ -151,11 +152,9 @@ func (s *Sim) SetRunnerTarball(b []byte) {
 	s.tarball = append([]byte(nil), b...)
 }
 
-func (s *Sim) serveTarball(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	b := s.tarball
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/gzip")
+func (s *Sim) serveTarball(w http.ResponseWriter, r *http.Request) {
+	b, ct := s.download(r.PathValue("file"))
+	w.Header().Set("Content-Type", ct)
 	_, _ = w.Write(b)
 }
 
