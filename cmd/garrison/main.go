@@ -51,7 +51,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newServerCmd(), newVersionCmd(), newAdminCmd(), newDevCmd(), newDemoCmd())
+	root.AddCommand(newServerCmd(), newVersionCmd(), newAdminCmd(), newDevCmd(), newDemoCmd(), newBenchCmd())
 	addClientCommands(root, stdout, stderr)
 	return root
 }

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiclient"
+	"github.com/garrison-ci/garrison/internal/apiv1"
+)
+
+// benchEnv is one bench run: the demo's directory, simulator and API client (reused),
+// the server as a child process and the provider wrapper that logs every call.
+type benchEnv struct {
+	*demo
+	o      benchOptions
+	server *benchServer
+	addr   string // the server's loopback address
+	// webhookURL is the controller's webhook URL (set by setupRepos).
+	webhookURL string
+	// secrets holds each repository's webhook secret.
+	secrets map[string]string
+	// pools are the pools created, in order.
+	pools []benchPool
+}
+
+// benchPool is one pool the bench created: its jobs carry label.
+type benchPool struct {
+	id, repo, label string
+}
+
+// labels are the runs-on labels of the pool's jobs.
+func (p benchPool) labels() []string { return []string{"self-hosted", "linux", p.label} }
+
+// newBenchEnv makes the temporary directory and its files, and starts the simulator and
+// the server.
+func newBenchEnv(ctx context.Context, o benchOptions, out io.Writer) (*benchEnv, error) {
+	dir, err := os.MkdirTemp(o.baseDir, "garrison-bench-")
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{out: out, dir: dir, pat: "ghp_bench" + randomToken(12), queued: map[int64]time.Time{},
+		opts: demoOptions{self: o.self, bootDelay: o.bootDelay, jobDuration: time.Second, baseDir: o.baseDir}}
+	e := &benchEnv{demo: d, o: o, secrets: map[string]string{}}
+	if err := e.start(ctx); err != nil {
+		return nil, errors.Join(err, e.close(false))
+	}
+	return e, nil
+}
+
+// start writes the files (the demo's, then the bench's sim config and provider wrapper),
+// starts the simulator and the server.
+func (e *benchEnv) start(ctx context.Context) error {
+	if _, err := e.writeFiles(); err != nil {
+		return err
+	}
+	wrapper := e.path("bin", "garrison-provider-bench")
+	if err := writeScript(wrapper, e.providerWrapper()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(e.simConfigPath(), []byte(e.benchSimConfig()), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(e.path("config.toml"), []byte(e.serverConfig(wrapper)), 0o600); err != nil {
+		return err
+	}
+	if err := e.startSim(); err != nil {
+		return err
+	}
+	if err := e.startServer(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.out, "garrison bench %s (scale %v) in %s\n  server %s (pid %d)  forge simulator %s\n",
+		e.o.scenario, e.o.scale, e.dir, e.server.url, e.server.cmd.Process.Pid, e.sim.URL())
+	return nil
+}
+
+// startServer starts (or restarts) the server child process on the data directory.
+func (e *benchEnv) startServer(ctx context.Context) error {
+	if e.addr == "" {
+		addr, err := freeLoopbackAddr()
+		if err != nil {
+			return err
+		}
+		e.addr = addr // kept across restarts: the forge's webhooks point at it
+	}
+	s, err := startBenchServer(ctx, e.o.self, e.addr, e.path("data"), e.path("config.toml"), e.path("server.log"))
+	if err != nil {
+		return err
+	}
+	e.server = s
+	e.srv = &demoServer{url: s.url} // what the demo's setup helpers read
+	return nil
+}
+
+// providerCallLog is the provider wrapper's log: one line per call.
+func (e *benchEnv) providerCallLog() string { return e.path("provider-calls.log") }
+
+// providerWrapper runs the demo's provider script and logs, per call, its start and end
+// (Unix nanoseconds), exit code, command and pool id.
+func (e *benchEnv) providerWrapper() string {
+	return fmt.Sprintf(`#!/bin/sh
+# written by garrison bench: times every provider call
+t0=$(date +%%s%%N)
+%s "$@"
+rc=$?
+echo "$t0 $(date +%%s%%N) $rc ${GARM_COMMAND:-none} ${GARM_POOL_ID:--}" >> %s
+exit $rc
+`, shellQuote(e.path("bin", "garrison-provider-sim")), shellQuote(e.providerCallLog()))
+}
+
+// benchSimConfig keeps instances as records only: no process boots; the bench's runners
+// play the runners on the forge side (see benchRunners).
+func (e *benchEnv) benchSimConfig() string {
+	return fmt.Sprintf("state_dir = %q\nboot = \"record\"\nboot_delay = %q\n", e.path("sim-state"), e.o.bootDelay.String())
+}
+
+// close stops the server and lets the demo remove instances, the simulator and the
+// directory.
+func (e *benchEnv) close(keep bool) error {
+	var errs []error
+	if e.server != nil {
+		errs = append(errs, e.server.stop())
+	}
+	e.srv = nil // not an in-process demo server
+	errs = append(errs, e.demo.close(keep))
+	if keep {
+		fmt.Fprintf(e.out, "kept %s (server.log, provider-calls.log, data/, sim-state/)\n", e.dir)
+	}
+	return errors.Join(errs...)
+}
+
+// setupRepos logs in, points the controller at the server, and adds the simulator
+// endpoint, the credentials and n repositories (acme/app, acme/app-1, ...), each with
+// its webhook on the forge unless noHook.
+func (e *benchEnv) setupRepos(ctx context.Context, n int, noHook bool) ([]apiv1.Repository, error) {
+	if err := e.login(ctx); err != nil {
+		return nil, err
+	}
+	hookURL, err := e.setControllerURLs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.webhookURL = hookURL
+	first, secret, err := e.addRepository(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.secrets[demoRepo] = secret
+	repos := []apiv1.Repository{first}
+	for i := 1; i < n; i++ {
+		r, err := e.addBenchRepo(ctx, fmt.Sprintf("%s-%d", demoRepo, i))
+		if err != nil {
+			return nil, err
+		}
+		repos = append(repos, r)
+	}
+	if noHook {
+		return repos, nil
+	}
+	for _, r := range repos {
+		name := r.Owner + "/" + r.Name
+		if _, err := e.sim.AddHook("repos/"+name, hookURL, e.secrets[name], garrison.GitHub); err != nil {
+			return nil, fmt.Errorf("adding the webhook of %s: %w", name, err)
+		}
+	}
+	return repos, nil
+}
+
+// addBenchRepo adds one more repository on the forge and in garrison.
+func (e *benchEnv) addBenchRepo(ctx context.Context, full string) (apiv1.Repository, error) {
+	if err := e.sim.AddRepo(full); err != nil {
+		return apiv1.Repository{}, err
+	}
+	owner, name, _ := strings.Cut(full, "/")
+	secret := randomToken(24)
+	r, err := e.api.CreateRepository(ctx, apiv1.CreateRepoParams{Owner: owner, Name: name,
+		CredentialsName: demoCredentials, WebhookSecret: secret})
+	if err != nil {
+		return r, fmt.Errorf("adding %s: %w", full, err)
+	}
+	e.secrets[full] = secret
+	return r, nil
+}
+
+// benchPoolSpec says how many pools to make per repository and how.
+type benchPoolSpec struct {
+	perRepo      int
+	max, minIdle uint
+}
+
+// createPools creates spec.perRepo pools on each repository, each with its own label
+// (p0000, p0001, ...), with up to 8 API calls at once.
+func (e *benchEnv) createPools(ctx context.Context, repos []apiv1.Repository, spec benchPoolSpec) error {
+	type req struct {
+		i    int
+		repo apiv1.Repository
+	}
+	var reqs []req
+	for _, r := range repos {
+		for range spec.perRepo {
+			reqs = append(reqs, req{len(reqs), r})
+		}
+	}
+	pools := make([]benchPool, len(reqs))
+	err := forEachLimit(ctx, len(reqs), 8, func(ctx context.Context, k int) error {
+		rq := reqs[k]
+		label := fmt.Sprintf("p%04d", rq.i)
+		p, err := e.api.CreatePool(ctx, apiclient.Repositories, rq.repo.ID, apiv1.CreatePoolParams{
+			ProviderName: demoProviderName, MaxRunners: spec.max, MinIdleRunners: spec.minIdle,
+			Image: "bench", Flavor: "bench", OSType: "linux", OSArch: "amd64",
+			Tags: []string{"self-hosted", "linux", label}, Enabled: true,
+		})
+		if err != nil {
+			return fmt.Errorf("creating pool %s: %w", label, err)
+		}
+		pools[rq.i] = benchPool{id: p.ID, repo: rq.repo.Owner + "/" + rq.repo.Name, label: label}
+		return nil
+	})
+	e.pools = append(e.pools, pools...)
+	return err
+}
+
+// forEachLimit calls fn for 0..n-1 with at most limit calls at once and returns the
+// first error; it stops starting calls once one failed or ctx ended.
+func forEachLimit(ctx context.Context, n, limit int, fn func(context.Context, int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := fn(ctx, i); err != nil {
+				cancel(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// instanceFile is where the simulation provider keeps an instance's record.
+func (e *benchEnv) instanceFile(name string) string {
+	return filepath.Join(e.path("sim-state"), "instances", "sim-"+name+".json")
+}
