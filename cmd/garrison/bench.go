@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +34,6 @@ type benchScenario struct {
 	duration time.Duration // default --duration
 	run      func(ctx context.Context, e *benchEnv, r *benchResult) error
 }
-
-// errBenchNotDone is returned for a scenario that is listed but not implemented.
-var errBenchNotDone = errors.New("scenario not implemented yet")
 
 // benchScenarios lists every scenario of issue 7, in priority order.
 func benchScenarios() []benchScenario {

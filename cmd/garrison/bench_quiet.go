@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/garrison-ci/garrison/internal/forgesim"
+)
+
+// benchSettle is how long a quiet scenario lets the server finish its setup work
+// (first reconcile of every pool, first webhooks) before it starts measuring.
+const benchSettle = 15 * time.Second
+
+// runBenchIdle sets up 100 repositories (scaled), each with one pool and no jobs, and
+// counts the rate-limited forge calls over --duration, extrapolated per repo and hour.
+func runBenchIdle(ctx context.Context, e *benchEnv, r *benchResult) error {
+	e.sim.SetRateLimit(forgesim.RateLimitOptions{Window: 24 * time.Hour}) // no reset within a run
+	repos, err := e.setupRepos(ctx, e.o.scaled(100, 2), false)
+	if err != nil {
+		return err
+	}
+	if err := e.createPools(ctx, repos, benchPoolSpec{perRepo: 1, max: 10}); err != nil {
+		return err
+	}
+	m, err := e.quietWindow(ctx, r)
+	if err != nil {
+		return err
+	}
+	hours := m.window.Hours()
+	r.IdleAPICallsPerRepoHour = ptr(round2(float64(m.charged) / float64(len(repos)) / hours))
+	r.Repos, r.Pools = ptr(len(repos)), ptr(len(e.pools))
+	r.note("extrapolated from a %s window after a %s settle: %d rate-limited calls (%d calls in all; the difference is 304s); "+
+		"the sweep runs every 10 min ±20%% per repository, so windows under 10 min sample it", m.window, benchSettle, m.charged, m.total)
+	return nil
+}
+
+// runBenchBacklog queues 5,000 jobs (scaled) for 50 pools (scaled) of one runner each,
+// with no runner taking them, and measures the server over --duration.
+func runBenchBacklog(ctx context.Context, e *benchEnv, r *benchResult) error {
+	pools := e.o.scaled(50, 1)
+	repos, err := e.setupRepos(ctx, (pools+4)/5, false)
+	if err != nil {
+		return err
+	}
+	if err := e.createPools(ctx, repos, benchPoolSpec{perRepo: 5, max: 1}); err != nil {
+		return err
+	}
+	e.pools = e.pools[:pools]
+	jobs := e.o.scaled(5000, 50)
+	for i := range jobs {
+		p := e.pools[i%len(e.pools)]
+		id, err := e.sim.QueueJob(p.repo, p.labels()...)
+		if err != nil {
+			return err
+		}
+		e.queued[id] = time.Now()
+	}
+	fmt.Fprintf(e.out, "queued %d jobs for %d pools of at most 1 runner\n", jobs, pools)
+	if _, err := e.quietWindow(ctx, r); err != nil {
+		return err
+	}
+	r.JobsTotal, r.Pools = ptr(jobs), ptr(pools)
+	insts, err := e.api.ListInstances(ctx)
+	if err == nil {
+		r.Instances = ptr(len(insts))
+	}
+	return nil
+}
+
+// quietMeasure is what a quiet window saw.
+type quietMeasure struct {
+	window         time.Duration
+	charged, total int
+}
+
+// quietWindow waits benchSettle, then measures the server's CPU, peak RSS, log growth
+// and forge calls over --duration.
+func (e *benchEnv) quietWindow(ctx context.Context, r *benchResult) (quietMeasure, error) {
+	fmt.Fprintf(e.out, "settling %s, then measuring for %s\n", benchSettle, e.o.duration)
+	if err := sleepCtx(ctx, benchSettle); err != nil {
+		return quietMeasure{}, err
+	}
+	creds := map[string]bool{}
+	charged0 := e.chargedCalls(creds)
+	e.sim.ResetCalls()
+	log0 := fileSize(e.path("server.log"))
+	before, err := e.server.stats()
+	if err != nil {
+		return quietMeasure{}, err
+	}
+	start := time.Now()
+	if err := sleepCtx(ctx, e.o.duration); err != nil {
+		return quietMeasure{}, err
+	}
+	m := quietMeasure{window: time.Since(start)}
+	after, err := e.server.stats()
+	if err != nil {
+		return m, err
+	}
+	r.setProc(before, after, m.window)
+	r.LogBytesPerMinute = ptr(round1(float64(fileSize(e.path("server.log"))-log0) / m.window.Minutes()))
+	m.total = e.forgeCallFigures(r, 0)
+	m.charged = e.chargedCalls(creds) - charged0
+	return m, nil
+}
+
+// chargedCalls adds the credentials of the simulator's call counters to creds and sums
+// their core budget used (calls answered 304 are refunded, as on GitHub).
+func (e *benchEnv) chargedCalls(creds map[string]bool) int {
+	for k := range e.sim.Calls() {
+		if k.Credential != "" {
+			creds[k.Credential] = true
+		}
+	}
+	n := 0
+	for c := range creds {
+		n += e.sim.Budget(c, "core").Used
+	}
+	return n
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// fileSize is the size of a file, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBenchCmdScenarios runs intake and burst at a tiny scale, with the test binary as
+// the server and provider (see TestDemoHelperProcess), and checks that the JSON has the
+// scenario's keys with sane values. Nothing is timed.
+func TestBenchCmdScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a server process, the forge simulator and the simulation provider")
+	}
+	if err := checkDemoHost(); err != nil {
+		t.Skip(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := selfCommand{env: []string{demoHelperEnv + "=1"}, argv: []string{exe, "-test.run=^TestDemoHelperProcess$", "--"}}
+	tests := []struct {
+		scenario string
+		scale    float64
+		keys     []string
+	}{
+		{"intake", 0.005, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
+		{"burst", 0.01, []string{"webhook_to_create_ms", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
+			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			dir := t.TempDir()
+			o := benchOptions{scenario: tt.scenario, scale: tt.scale, duration: 2 * time.Second, baseDir: t.TempDir(),
+				jsonFile: filepath.Join(dir, "r.json"), svgFile: filepath.Join(dir, "r.svg"), self: self}
+			var out bytes.Buffer
+			if _, err := runBench(t.Context(), o, &out); err != nil {
+				t.Fatalf("bench: %v\n%s", err, out.String())
+			}
+			raw := readBenchJSON(t, o.jsonFile)
+			for _, k := range tt.keys {
+				if _, ok := raw[k]; !ok {
+					t.Errorf("no %q in the JSON", k)
+				}
+			}
+			checkBenchSane(t, o.jsonFile)
+			if svg, err := os.ReadFile(o.svgFile); err != nil || !strings.HasPrefix(string(svg), "<svg") {
+				t.Errorf("no SVG chart: %v", err)
+			}
+		})
+	}
+}
+
+// readBenchJSON reads the --json file as a map.
+func readBenchJSON(t *testing.T, file string) map[string]json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b)
+	}
+	return raw
+}
+
+// checkBenchSane checks values that hold on any machine.
+func checkBenchSane(t *testing.T, file string) {
+	t.Helper()
+	b, _ := os.ReadFile(file)
+	var r benchResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.CPUSeconds == nil || *r.CPUSeconds < 0 || r.PeakRSSMB == nil || *r.PeakRSSMB <= 0 {
+		t.Errorf("server process figures missing or negative:\n%s", b)
+	}
+	if r.IntakePerSecond != nil && (*r.IntakePerSecond <= 0 || *r.IntakeP99MS <= 0) {
+		t.Errorf("intake figures not positive:\n%s", b)
+	}
+	if r.JobsCompleted != nil && (*r.JobsCompleted != *r.JobsTotal || *r.InstancesLeaked != 0) {
+		t.Errorf("jobs not all completed or instances leaked:\n%s", b)
+	}
+	if p := r.WebhookToCreate; p != nil && !(p.P50 >= 0 && p.P50 <= p.P95 && p.P95 <= p.P99) {
+		t.Errorf("webhook_to_create_ms not ordered: %+v", *p)
+	}
+}
+
+func TestBenchCmdRefusesBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--scenario", "nope"}, {"--scenario", "burst", "--scale", "0"}, {"--scenario", "idle", "--boot-delay", "-1s"}} {
+		var out bytes.Buffer
+		if code := run(t.Context(), append([]string{"bench"}, args...), nil, &out, &out); code == 0 {
+			t.Errorf("bench %v: exit 0", args)
+		}
+	}
+}
+
+func TestBenchCmdWebhookToCreate(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	sent := map[int64]time.Time{1: at(0), 2: at(10), 3: at(20)}
+	jobPool := map[int64]string{1: "a", 2: "a", 3: "b"}
+	calls := []provCall{
+		{start: at(-5), command: "CreateInstance", pool: "a"}, // before any webhook: min idle
+		{start: at(30), command: "CreateInstance", pool: "a"},
+		{start: at(35), command: "ListInstances", pool: "a"},
+		{start: at(40), command: "CreateInstance", pool: "a"},
+		{start: at(25), command: "CreateInstance", pool: "b"},
+	}
+	got := map[float64]bool{}
+	for _, p := range webhookToCreate(sent, jobPool, calls, t0) {
+		got[p.ms] = true
+	}
+	for _, want := range []float64{30, 30, 5} {
+		if !got[want] {
+			t.Errorf("latencies %v lack %v", got, want)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("latencies %v, want {30, 5}", got)
+	}
+}
+
+func TestBenchCmdSVG(t *testing.T) {
+	svg := benchSVG("a <title>", []benchPoint{{1, 20}, {3, 45}})
+	for _, want := range []string{"<svg", "a &lt;title&gt;", "<circle", "</svg>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+}
