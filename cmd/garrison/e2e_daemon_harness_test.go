@@ -77,6 +77,12 @@ type rdBackend struct {
 type rdRun struct {
 	Job    int64  `json:"job_id"`
 	Runner string `json:"runner"`
+	// QueuedToCreated is until garrison shows the instance running (the provider's
+	// create returned), polled every 100 ms.
+	QueuedToCreated float64 `json:"queued_to_created_ms"`
+	// QueuedToCallback is until the instance's first status callback (booted, install
+	// script started).
+	QueuedToCallback float64 `json:"queued_to_first_callback_ms"`
 	// QueuedToIdle is from queueing the job to garrison storing the runner's idle status
 	// (the install script's callback answered).
 	QueuedToIdle  float64 `json:"queued_to_idle_ms"`
@@ -95,16 +101,18 @@ type rdStats struct {
 
 // rdTimings is what a test reports for its provider.
 type rdTimings struct {
-	Provider      string  `json:"provider"`
-	Runs          int     `json:"runs"`
-	Mode          string  `json:"mode"`
-	JobDurationMS int64   `json:"job_duration_ms"`
-	QueuedToIdle  rdStats `json:"queued_to_idle_ms"`
-	QueuedToStart rdStats `json:"queued_to_started_ms"`
-	QueuedToDone  rdStats `json:"queued_to_completed_ms"`
-	DoneToGone    rdStats `json:"completed_to_deleted_ms"`
-	WallSeconds   float64 `json:"wall_seconds"`
-	PerRun        []rdRun `json:"per_run"`
+	Provider         string  `json:"provider"`
+	Runs             int     `json:"runs"`
+	Mode             string  `json:"mode"`
+	JobDurationMS    int64   `json:"job_duration_ms"`
+	QueuedToCreated  rdStats `json:"queued_to_created_ms"`
+	QueuedToCallback rdStats `json:"queued_to_first_callback_ms"`
+	QueuedToIdle     rdStats `json:"queued_to_idle_ms"`
+	QueuedToStart    rdStats `json:"queued_to_started_ms"`
+	QueuedToDone     rdStats `json:"queued_to_completed_ms"`
+	DoneToGone       rdStats `json:"completed_to_deleted_ms"`
+	WallSeconds      float64 `json:"wall_seconds"`
+	PerRun           []rdRun `json:"per_run"`
 }
 
 // rdEnv is one running setup: simulator, server, API client and the pool.
@@ -160,15 +168,16 @@ func runRealDaemonE2E(t *testing.T, b rdBackend) {
 		if err != nil {
 			e.fail("run %d of %d: %v", i+1, runs, err)
 		}
-		t.Logf("%s run %2d: job %d runner %s: queued→idle %.2fs, →started %.2fs, →completed %.2fs, completed→deleted %.2fs",
-			b.name, i+1, r.Job, r.Runner, r.QueuedToIdle/1000, r.QueuedToStart/1000, r.QueuedToDone/1000, r.DoneToGone/1000)
+		t.Logf("%s run %2d: job %d runner %s: queued→created %.2fs, →first callback %.2fs, →idle %.2fs, →started %.2fs, →completed %.2fs, completed→deleted %.2fs",
+			b.name, i+1, r.Job, r.Runner, r.QueuedToCreated/1000, r.QueuedToCallback/1000, r.QueuedToIdle/1000, r.QueuedToStart/1000, r.QueuedToDone/1000, r.DoneToGone/1000)
 		results = append(results, r)
 	}
 	wall := time.Since(start)
 	e.checkNothingLeft(t.Context())
 	tm := rdSummarize(b.name, results, wall)
-	t.Logf("%s: %d jobs one after another (min idle 0, a fresh instance each): queued→idle median %.2fs (min %.2fs, p90 %.2fs, max %.2fs); queued→started median %.2fs; completed→deleted median %.2fs; wall %.1fs",
+	t.Logf("%s: %d jobs one after another (min idle 0, a fresh instance each): queued→idle median %.2fs (min %.2fs, p90 %.2fs, max %.2fs); queued→created median %.2fs, →first callback %.2fs; queued→started median %.2fs; completed→deleted median %.2fs; wall %.1fs",
 		b.name, tm.Runs, tm.QueuedToIdle.Median/1000, tm.QueuedToIdle.Min/1000, tm.QueuedToIdle.P90/1000, tm.QueuedToIdle.Max/1000,
+		tm.QueuedToCreated.Median/1000, tm.QueuedToCallback.Median/1000,
 		tm.QueuedToStart.Median/1000, tm.DoneToGone.Median/1000, tm.WallSeconds)
 	if err := rdWriteTimings(os.Getenv(rdTimingsEnv), tm); err != nil {
 		t.Error(err)
@@ -420,7 +429,13 @@ func (e *rdEnv) runOne(ctx context.Context) (rdRun, error) {
 		return rdRun{}, fmt.Errorf("queueing a job: %w", err)
 	}
 	e.d.queued[id] = queued
+	var created time.Time // first seen running in garrison: the provider's create returned
 	job, err := rdWait(ctx, rdJobTimeout, "job completed", func() (forgesim.Job, bool) {
+		if created.IsZero() {
+			if insts, err := e.d.api.ListInstances(ctx); err == nil && len(insts) == 1 && insts[0].Status == "running" {
+				created = time.Now()
+			}
+		}
 		j, _ := e.d.sim.Job(id)
 		return j, j.Status == "completed"
 	})
@@ -446,7 +461,11 @@ func (e *rdEnv) runOne(ctx context.Context) (rdRun, error) {
 	if !ok {
 		return rdRun{}, fmt.Errorf("job %d was never reported started", id)
 	}
-	return rdRun{Job: id, Runner: job.RunnerName, QueuedToIdle: rdMS(idle.at.Sub(queued)),
+	if created.IsZero() || created.After(idle.at) {
+		created = idle.at // the poll missed it
+	}
+	return rdRun{Job: id, Runner: job.RunnerName, QueuedToCreated: rdMS(created.Sub(queued)),
+		QueuedToCallback: rdMS(idle.first.Sub(queued)), QueuedToIdle: rdMS(idle.at.Sub(queued)),
 		QueuedToStart: rdMS(started.Sub(queued)), QueuedToDone: rdMS(done.Sub(queued)), DoneToGone: rdMS(gone.Sub(done))}, nil
 }
 
@@ -505,12 +524,14 @@ func rdSummarize(name string, runs []rdRun, wall time.Duration) rdTimings {
 	}
 	return rdTimings{
 		Provider: name, Runs: len(runs), Mode: "sequential", JobDurationMS: rdJobDuration.Milliseconds(),
-		QueuedToIdle:  pick(func(r rdRun) float64 { return r.QueuedToIdle }),
-		QueuedToStart: pick(func(r rdRun) float64 { return r.QueuedToStart }),
-		QueuedToDone:  pick(func(r rdRun) float64 { return r.QueuedToDone }),
-		DoneToGone:    pick(func(r rdRun) float64 { return r.DoneToGone }),
-		WallSeconds:   math.Round(wall.Seconds()*10) / 10,
-		PerRun:        runs,
+		QueuedToCreated:  pick(func(r rdRun) float64 { return r.QueuedToCreated }),
+		QueuedToCallback: pick(func(r rdRun) float64 { return r.QueuedToCallback }),
+		QueuedToIdle:     pick(func(r rdRun) float64 { return r.QueuedToIdle }),
+		QueuedToStart:    pick(func(r rdRun) float64 { return r.QueuedToStart }),
+		QueuedToDone:     pick(func(r rdRun) float64 { return r.QueuedToDone }),
+		DoneToGone:       pick(func(r rdRun) float64 { return r.DoneToGone }),
+		WallSeconds:      math.Round(wall.Seconds()*10) / 10,
+		PerRun:           runs,
 	}
 }
 
@@ -568,9 +589,10 @@ type rdIdleRecorder struct {
 	idle map[string]rdIdle
 }
 
-// rdIdle is an instance's first idle callback.
+// rdIdle is what an instance's status callbacks showed.
 type rdIdle struct {
-	at       time.Time // when garrison answered it
+	first    time.Time // when its first status callback (any status) was answered
+	at       time.Time // when garrison answered the idle callback
 	accepted bool      // garrison answered 2xx
 }
 
@@ -591,23 +613,28 @@ func (r *rdIdleRecorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	var u struct {
 		Status string `json:"status"`
 	}
-	if json.Unmarshal(body, &u) != nil || u.Status != "idle" {
+	name := rdTokenName(req.Header.Get("Authorization"))
+	if json.Unmarshal(body, &u) != nil || name == "" {
 		return
 	}
-	name := rdTokenName(req.Header.Get("Authorization"))
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, seen := r.idle[name]; !seen && name != "" {
-		r.idle[name] = rdIdle{at: at, accepted: sw.status/100 == 2}
+	i := r.idle[name]
+	if i.first.IsZero() {
+		i.first = at
 	}
+	if u.Status == "idle" && i.at.IsZero() {
+		i.at, i.accepted = at, sw.status/100 == 2
+	}
+	r.idle[name] = i
 }
 
 // idleAt returns instance name's first idle callback, if any.
 func (r *rdIdleRecorder) idleAt(name string) (rdIdle, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i, ok := r.idle[name]
-	return i, ok
+	i := r.idle[name]
+	return i, !i.at.IsZero()
 }
 
 // rdAcquirePath matches the simulator route a stand-in runner polls for a job.

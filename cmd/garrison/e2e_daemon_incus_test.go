@@ -26,6 +26,12 @@ func TestDaemonE2EIncus(t *testing.T) {
 	if image == "" {
 		image = "garrison-runner"
 	}
+	// setup.sh makes a profile whose root disk is on a btrfs pool (real-daemons.md §3.4):
+	// instances are snapshots of the unpacked image instead of a fresh unpack each.
+	flavor := os.Getenv("GARRISON_INCUS_FAST_PROFILE")
+	if flavor == "" {
+		flavor = "default" // the default profile: root on the dir pool, no limits
+	}
 	if _, err := os.Stat(socket); err != nil {
 		t.Fatalf("%s=1 but the Incus socket is missing (run scripts/daemons/setup.sh): %v", rdDaemonsEnv, err)
 	}
@@ -35,7 +41,7 @@ func TestDaemonE2EIncus(t *testing.T) {
 		pkg:      "github.com/garrison-ci/garrison/providers/incus",
 		config:   fmt.Sprintf("unix_socket_path = %q\ninclude_default_profile = true\n", socket),
 		image:    image,
-		flavor:   "default", // the default profile: no limits
+		flavor:   flavor,
 		specs:    `{"disable_updates":true}`,
 		leftovers: func(_ context.Context, controllerID string) ([]string, error) {
 			return rdIncusTagged(socket, controllerID)

@@ -24,6 +24,7 @@ cleanup_incus() {
 		for i in $(incus list -f csv -c n 2>/dev/null); do incus delete -f "$i"; done
 		incus image delete "$INCUS_IMAGE_ALIAS" 2>/dev/null
 		for i in $(incus image list -f csv -c f 2>/dev/null); do incus image delete "$i"; done
+		incus profile delete "$INCUS_FAST_PROFILE" >/dev/null 2>&1
 		incus profile device remove default root >/dev/null 2>&1
 		incus profile device remove default eth0 >/dev/null 2>&1
 		for i in $(incus storage list -f csv -c n 2>/dev/null); do incus storage delete "$i"; done
@@ -35,6 +36,12 @@ cleanup_incus() {
 		nft delete table inet incus
 	fi
 	ip link show "$INCUS_BRIDGE" >/dev/null 2>&1 && ip link del "$INCUS_BRIDGE"
+	# loop devices of the btrfs pool, in case the daemon did not detach them
+	local l
+	for l in $(losetup -a 2>/dev/null | awk -F: '/\/var\/lib\/incus\//{print $1}'); do
+		umount "$l" 2>/dev/null
+		losetup -d "$l" 2>/dev/null
+	done
 	rm -rf /var/lib/incus /run/incus /run/lxc
 }
 

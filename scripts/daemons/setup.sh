@@ -45,6 +45,9 @@ SRC
 	if ! have_pkgs debootstrap nftables; then
 		apt-get install -y -q --no-install-recommends debootstrap nftables >/dev/null
 	fi
+	if [ "$what" != docker ] && ! have_pkgs btrfs-progs; then
+		apt-get install -y -q --no-install-recommends btrfs-progs >/dev/null
+	fi
 	if [ "$what" != incus ] && ! have_pkgs docker.io; then
 		log "installing docker.io"
 		apt-get install -y -q --no-install-recommends docker.io >/dev/null
@@ -71,6 +74,14 @@ start_incus() {
 	nat=$(incus network get "$INCUS_BRIDGE" ipv4.nat)
 	[ "$addr" = "$INCUS_SUBNET" ] && [ "$nat" = false ] ||
 		die "$INCUS_BRIDGE has ipv4.address=$addr ipv4.nat=$nat; want $INCUS_SUBNET and false"
+	if ! incus storage show "$INCUS_FAST_POOL" >/dev/null 2>&1; then
+		log "creating the btrfs pool $INCUS_FAST_POOL (loop file) and profile $INCUS_FAST_PROFILE"
+		incus storage create "$INCUS_FAST_POOL" btrfs size=8GiB
+	fi
+	if ! incus profile show "$INCUS_FAST_PROFILE" >/dev/null 2>&1; then
+		incus profile create "$INCUS_FAST_PROFILE" >/dev/null
+		incus profile device add "$INCUS_FAST_PROFILE" root disk path=/ pool="$INCUS_FAST_POOL" >/dev/null
+	fi
 	log "incus ready ($((SECONDS - t0)) s)"
 }
 
@@ -126,6 +137,7 @@ write_env() {
 	{
 		echo "GARRISON_INCUS_SOCKET=$INCUS_SOCKET"
 		echo "GARRISON_INCUS_IMAGE=$INCUS_IMAGE_ALIAS"
+		echo "GARRISON_INCUS_FAST_PROFILE=$INCUS_FAST_PROFILE"
 		echo "GARRISON_DOCKER_HOST=unix://$DOCKER_SOCKET"
 		echo "GARRISON_DOCKER_IMAGE=$DOCKER_IMAGE"
 	} >"$GARRISON_ENV_FILE"

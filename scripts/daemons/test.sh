@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # CI step: sets up the real Incus and Docker daemons, runs the provider
-# daemon tests (conformance kit + boot checks) against them and always
-# cleans up; fails if the tests or the N-6 network checks fail.
+# daemon tests (conformance kit + boot checks) and the end-to-end tests
+# (cmd/garrison TestDaemonE2E*: server + forge simulator + real provider,
+# 10 jobs per provider, queued→idle timings) against them and always cleans
+# up; fails if the tests or the N-6 network checks fail.
 #
 #   scripts/daemons/test.sh
+#
+# GARRISON_E2E_TIMINGS_JSON=FILE also writes the end-to-end timings to FILE;
+# GARRISON_E2E_RUNS=N changes the number of jobs per provider (10).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=lib.sh
@@ -20,7 +25,7 @@ set -a
 . "$GARRISON_ENV_FILE"
 set +a
 (cd "$here/../.." && GARRISON_TEST_DAEMONS=1 go test -race -count=1 -run '^TestDaemon' -v \
-	./providers/incus/ ./providers/docker/)
+	./providers/incus/ ./providers/docker/ ./cmd/garrison/)
 rc=$?
 t2=$SECONDS
 "$here/cleanup.sh" || rc=1
