@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 
 	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/bootstrap"
@@ -25,8 +26,20 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 		Tokens:         tokens,
 		InjectTemplate: injectTemplate,
 		Leases:         a.store,
+		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
 		Logger:         a.logger,
 	})
+}
+
+// leaseHolder names this replica in pool leases. The name is stable across restarts of
+// the same server (host name and listen address), so a restarted server takes its own
+// leases back at once instead of waiting for them to expire.
+func leaseHolder(listen string) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return host + "/" + listen
 }
 
 // injectTemplate adds garrison's bootstrap wrapper to a pool's extra specs.
