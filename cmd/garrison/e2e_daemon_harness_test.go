@@ -112,7 +112,10 @@ type rdTimings struct {
 	QueuedToDone     rdStats `json:"queued_to_completed_ms"`
 	DoneToGone       rdStats `json:"completed_to_deleted_ms"`
 	WallSeconds      float64 `json:"wall_seconds"`
-	PerRun           []rdRun `json:"per_run"`
+	// LoadAvg is /proc/loadavg's 1-minute load before and after the runs: the timings
+	// are only comparable between runs on an otherwise idle machine.
+	LoadAvg [2]string `json:"load_avg_1m_before_after"`
+	PerRun  []rdRun   `json:"per_run"`
 }
 
 // rdEnv is one running setup: simulator, server, API client and the pool.
@@ -161,6 +164,7 @@ func runRealDaemonE2E(t *testing.T, b rdBackend) {
 	}
 	runs := rdRuns(t)
 	e := newRDEnv(t, b)
+	loadBefore := rdLoadAvg()
 	start := time.Now()
 	var results []rdRun
 	for i := range runs {
@@ -175,13 +179,27 @@ func runRealDaemonE2E(t *testing.T, b rdBackend) {
 	wall := time.Since(start)
 	e.checkNothingLeft(t.Context())
 	tm := rdSummarize(b.name, results, wall)
-	t.Logf("%s: %d jobs one after another (min idle 0, a fresh instance each): queued→idle median %.2fs (min %.2fs, p90 %.2fs, max %.2fs); queued→created median %.2fs, →first callback %.2fs; queued→started median %.2fs; completed→deleted median %.2fs; wall %.1fs",
+	tm.LoadAvg = [2]string{loadBefore, rdLoadAvg()}
+	t.Logf("%s: %d jobs one after another (min idle 0, a fresh instance each): queued→idle median %.2fs (min %.2fs, p90 %.2fs, max %.2fs); queued→created median %.2fs, →first callback %.2fs; queued→started median %.2fs; completed→deleted median %.2fs; wall %.1fs; load average %s → %s",
 		b.name, tm.Runs, tm.QueuedToIdle.Median/1000, tm.QueuedToIdle.Min/1000, tm.QueuedToIdle.P90/1000, tm.QueuedToIdle.Max/1000,
 		tm.QueuedToCreated.Median/1000, tm.QueuedToCallback.Median/1000,
-		tm.QueuedToStart.Median/1000, tm.DoneToGone.Median/1000, tm.WallSeconds)
+		tm.QueuedToStart.Median/1000, tm.DoneToGone.Median/1000, tm.WallSeconds, tm.LoadAvg[0], tm.LoadAvg[1])
 	if err := rdWriteTimings(os.Getenv(rdTimingsEnv), tm); err != nil {
 		t.Error(err)
 	}
+}
+
+// rdLoadAvg returns the 1-minute load average ("" where /proc/loadavg is missing).
+func rdLoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
 }
 
 // rdHostHasAddr reports whether ip is one of this host's interface addresses.
