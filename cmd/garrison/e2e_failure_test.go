@@ -138,3 +138,42 @@ func TestE2EForceDelete(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EBootstrapTimeout gives a pool a provider whose CreateInstance never returns
+// (simulation provider extra spec "hang") and the smallest bootstrap timeout the API
+// takes, one minute: the create is abandoned after it, and the instance is in error with
+// the reason on it, its provider process gone. It needs GARRISON_E2E_SLOW=1 (the
+// bootstrap timeout is counted in whole minutes). Without it, it only checks that the
+// hung instance waits in creating and that min idle does not pile up more instances.
+func TestE2EBootstrapTimeout(t *testing.T) {
+	e := newE2E(t, 500*time.Millisecond)
+	pool := e.addPool(t, e2eTags, 1, 2, func(p *apiv1.CreatePoolParams) {
+		p.ExtraSpecs = json.RawMessage(`{"hang": true}`)
+		p.RunnerBootstrapTimeout = 1
+	})
+	var name string
+	eventually(t, "the hung create", func() (bool, string) {
+		insts := e.poolInstances(t, pool.ID)
+		if len(insts) == 1 && insts[0].Status == "creating" {
+			name = insts[0].Name
+			return true, ""
+		}
+		return false, describe(insts)
+	})
+	time.Sleep(3 * time.Second) // the absence of more creates cannot be polled for
+	if insts := e.poolInstances(t, pool.ID); len(insts) != 1 || insts[0].Name != name {
+		t.Errorf("while %s hangs in creating: %s, want it alone", name, describe(insts))
+	}
+	if os.Getenv(e2eSlowEnv) != "1" {
+		t.Logf("set %s=1 to wait out the one-minute bootstrap timeout", e2eSlowEnv)
+		return
+	}
+	eventuallyWithin(t, 3*time.Minute, "the hung create abandoned", func() (bool, string) {
+		in := e.getInstance(t, name)
+		return in.Status == "error" && hasMessage(in, "create attempt 1 of"), fmt.Sprintf("%s %v", in.Status, in.StatusMessages)
+	})
+	if in := e.getInstance(t, name); len(in.ProviderFault) == 0 {
+		t.Errorf("%s: no provider fault after the bootstrap timeout: %+v", name, in)
+	}
+	e.expectNoCounterparts(t, name)
+}

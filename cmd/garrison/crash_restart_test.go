@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/garrison-ci/garrison/internal/apiv1"
+)
+
+// crashTestEnv enables TestCrashRestart (it takes about two minutes);
+// GARRISON_CRASH_SEED replays one run's kill schedule.
+const (
+	crashTestEnv = "GARRISON_CRASH_TEST"
+	crashSeedEnv = "GARRISON_CRASH_SEED"
+)
+
+// The shape of the crash run.
+const (
+	crashKills       = 22
+	crashJobsUpFront = 12
+	crashJobsPerKill = 2 // queued while the server is down: their webhooks are lost
+	crashWaveKills   = 12
+	crashMinInterval = 300 * time.Millisecond
+	crashMaxInterval = 2 * time.Second
+)
+
+// TestCrashRestart queues a burst of jobs with mixed labels and kills the server
+// (SIGKILL) at random moments, restarting it on the same data directory and port each
+// time, while the simulation provider's boot processes and the stand-in runners go on.
+// Some jobs are queued while the server is down, so their webhooks are lost. After a
+// final restart the forge is asked to redeliver the failed deliveries (what the
+// missed-webhook sweep does, every 10 minutes, which a test cannot wait for). Then every
+// job must have run, the ledger must agree with the forge, and after scale-down nothing
+// may be left: no instance in the store or in the provider, no runner in the forge, no
+// boot or runner process.
+func TestCrashRestart(t *testing.T) {
+	skipE2E(t)
+	if os.Getenv(crashTestEnv) != "1" {
+		t.Skipf("takes about two minutes; set %s=1", crashTestEnv)
+	}
+	seed := crashSeed(t)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	c := newCrashRun(t)
+	ctx := t.Context()
+
+	start := time.Now()
+	ids := c.queue(t, rng, crashJobsUpFront)
+	for i := range crashKills {
+		time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
+		c.srv.kill()
+		if i < crashWaveKills {
+			ids = append(ids, c.queue(t, rng, crashJobsPerKill)...)
+		}
+		if err := c.srv.start(ctx); err != nil {
+			t.Fatalf("restart %d: %v", i+1, err)
+		}
+	}
+	t.Logf("killed and restarted the server %d times in %s; %d jobs queued", crashKills, time.Since(start).Round(time.Second), len(ids))
+
+	c.redeliverFailed(t)
+	eventuallyWithin(t, 3*time.Minute, "every job completed", func() (bool, string) {
+		done := c.completedJobs(ids)
+		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s", done, len(ids), c.runnerCounts(ctx))
+	})
+	t.Logf("every job completed %s after the first was queued", time.Since(start).Round(time.Second))
+	eventually(t, "the ledger to agree with the forge", func() (bool, string) { return c.ledgerSettled(t, ids) })
+	if err := c.scaleDown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.expectNoLeaks(t)
+	t.Logf("scaled down, nothing left, %s after the first job was queued", time.Since(start).Round(time.Second))
+	if err := c.srv.stop(); err != nil {
+		t.Errorf("final server stop: %v", err)
+	}
+}
+
+// crashSeed returns the seed of the kill schedule, from GARRISON_CRASH_SEED or the clock,
+// and logs it.
+func crashSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv(crashSeedEnv); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", crashSeedEnv, s, err)
+		}
+		seed = v
+	}
+	t.Logf("kill schedule seed %d (replay with %s=%d)", seed, crashSeedEnv, seed)
+	return seed
+}
+
+// crashRun is the demo's assembly with the server as a child process.
+type crashRun struct {
+	*e2eEnv
+	srv *crashServer
+}
+
+// newCrashRun writes the demo's files, starts the forge simulator and the server, and
+// sets up the demo's repository and pools through the REST API.
+func newCrashRun(t *testing.T) *crashRun {
+	t.Helper()
+	base := t.TempDir()
+	d := &demo{
+		opts: demoOptions{jobs: 1, jobDuration: 500 * time.Millisecond, bootDelay: 50 * time.Millisecond,
+			timeout: e2eDeadline, self: helperSelf(t)},
+		out: io.Discard, dir: filepath.Join(base, "crash"), pat: "ghp_crash" + randomToken(12), queued: map[int64]time.Time{},
+	}
+	if err := os.Mkdir(d.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := d.writeFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.startSim(); err != nil {
+		t.Fatal(err)
+	}
+	c := &crashRun{e2eEnv: &e2eEnv{demo: d}}
+	c.srv = newCrashServer(t, d.path("data"), freeAddr(t), cfg, d.path("server.log"))
+	t.Cleanup(func() { c.close(t) })
+	if err := c.srv.start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	d.srv = &demoServer{url: c.srv.url} // the demo's setup only reads its URL
+	if err := d.setup(t.Context()); err != nil {
+		t.Fatalf("setting up: %v", err)
+	}
+	return c
+}
+
+// close kills the server, removes every simulated instance (killing its processes) and
+// stops the simulator, logging the server's log on failure.
+func (c *crashRun) close(t *testing.T) {
+	c.srv.kill()
+	if t.Failed() {
+		b, _ := os.ReadFile(c.path("server.log"))
+		if len(b) > 30000 {
+			b = b[len(b)-30000:]
+		}
+		t.Logf("server log (tail):\n%s", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), demoCleanupTimeout)
+	defer cancel()
+	if c.ctrlID != "" {
+		if err := c.removeAllInstances(ctx); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	}
+	_ = c.simSrv.Shutdown(ctx)
+	_ = c.sim.Close()
+}
+
+// queue queues n jobs with the demo's label sets in turn and random short durations.
+func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
+	t.Helper()
+	ids := make([]int64, 0, n)
+	for range n {
+		labels := demoLabels[len(c.queued)%len(demoLabels)]
+		d := 200*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))
+		id, err := c.sim.QueueJobFor(demoRepo, d, labels...)
+		if err != nil {
+			t.Fatalf("queueing a job: %v", err)
+		}
+		c.queued[id] = time.Now()
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// redeliverFailed asks the forge, through its API, to redeliver every delivery to the
+// repository's hook that got no 2xx answer (as the missed-webhook sweep would).
+func (c *crashRun) redeliverFailed(t *testing.T) {
+	t.Helper()
+	if err := c.sim.WaitDeliveries(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range c.sim.Deliveries() {
+		if d.OK() || d.Event != "workflow_job" {
+			continue
+		}
+		url := fmt.Sprintf("%s/repos/%s/hooks/%d/deliveries/%d/attempts", c.sim.URL(), demoRepo, d.HookID, d.ID)
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+c.pat)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("redelivering %d: %v", d.ID, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("redelivering %d: %s", d.ID, resp.Status)
+		}
+		n++
+	}
+	t.Logf("asked the forge to redeliver %d failed deliveries", n)
+}
+
+// ledgerSettled reports whether garrison's job ledger shows none of ids as still queued
+// or running, now that the forge completed them all.
+func (c *crashRun) ledgerSettled(t *testing.T, ids []int64) (bool, string) {
+	t.Helper()
+	jobs, err := c.api.ListJobs(t.Context())
+	if err != nil {
+		return false, err.Error()
+	}
+	ours := map[int64]bool{}
+	for _, id := range ids {
+		ours[id] = true
+	}
+	var stale []string
+	for _, j := range jobs {
+		if (ours[j.ID] || ours[j.WorkflowJobID]) && unfinished(j) {
+			stale = append(stale, fmt.Sprintf("%d=%s", j.ID, j.Status))
+		}
+	}
+	return len(stale) == 0, fmt.Sprintf("ledger still shows %v", stale)
+}
+
+// unfinished reports whether the ledger shows a job as still to run or running.
+func unfinished(j apiv1.Job) bool { return j.Status == "queued" || j.Status == "in_progress" }
