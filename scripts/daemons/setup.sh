@@ -127,7 +127,9 @@ import_docker_image() {
 	export DOCKER_HOST=unix://$DOCKER_SOCKET
 	if ! $DOCKER image inspect "$tag" >/dev/null 2>&1; then
 		log "importing docker image $tag"
-		$DOCKER import "$dir/rootfs.tar.gz" "$tag" >/dev/null
+		# on failure show why: the cleanup that follows removes dockerd's log
+		$DOCKER import "$dir/rootfs.tar.gz" "$tag" >/dev/null ||
+			{ tail -n 40 "$DOCKER_DIR/dockerd.log" >&2; die "docker import failed (dockerd log above)"; }
 	fi
 	$DOCKER tag "$tag" "$DOCKER_IMAGE"
 }
