@@ -15,7 +15,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/apiv1"
 )
 
-// crashTestEnv enables TestCrashRestart (it takes about two minutes);
+// crashTestEnv enables TestCrashRestart (it takes about three minutes);
 // GARRISON_CRASH_SEED replays one run's kill schedule.
 const (
 	crashTestEnv = "GARRISON_CRASH_TEST"
@@ -44,7 +44,7 @@ const (
 func TestCrashRestart(t *testing.T) {
 	skipE2E(t)
 	if os.Getenv(crashTestEnv) != "1" {
-		t.Skipf("takes about two minutes; set %s=1", crashTestEnv)
+		t.Skipf("takes about three minutes; set %s=1", crashTestEnv)
 	}
 	seed := crashSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed))
@@ -140,6 +140,9 @@ func newCrashRun(t *testing.T) *crashRun {
 // close kills the server, removes every simulated instance (killing its processes) and
 // stops the simulator, logging the server's log on failure.
 func (c *crashRun) close(t *testing.T) {
+	if t.Failed() {
+		c.logInstances(t)
+	}
 	c.srv.kill()
 	if t.Failed() {
 		b, _ := os.ReadFile(c.path("server.log"))
@@ -230,3 +233,27 @@ func (c *crashRun) ledgerSettled(t *testing.T, ids []int64) (bool, string) {
 
 // unfinished reports whether the ledger shows a job as still to run or running.
 func unfinished(j apiv1.Job) bool { return j.Status == "queued" || j.Status == "in_progress" }
+
+// logInstances logs, for a failed run, garrison's instances with their last status
+// message and the end of each simulated instance's boot log.
+func (c *crashRun) logInstances(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if insts, err := c.api.ListInstances(ctx); err == nil {
+		for _, in := range insts {
+			last := ""
+			if n := len(in.StatusMessages); n > 0 {
+				last = in.StatusMessages[n-1].Message
+			}
+			t.Logf("instance %s %s: %s", in.Name, runnerState(in), last)
+		}
+	}
+	logs, _ := filepath.Glob(c.path("sim-state", "boot", "*", "boot.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if len(b) > 1500 {
+			b = b[len(b)-1500:]
+		}
+		t.Logf("%s:\n%s", l, b)
+	}
+}
