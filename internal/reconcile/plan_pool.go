@@ -10,13 +10,15 @@ import (
 )
 
 // keepMinIdle plans new runners until the pool has min_idle_runners unbound runners up
-// or coming, within max_runners. A disabled pool gets none.
+// or coming, within max_runners. A failed create that will be retried counts as coming:
+// otherwise a broken provider would get one more failing instance per retry. A disabled
+// pool gets none.
 func (p *planner) keepMinIdle() {
 	t := p.target
 	if !t.pool.Enabled {
 		return
 	}
-	for n := int(t.pool.MinIdleRunners) - t.free(); n > 0 && t.room() > 0; n-- {
+	for n := int(t.pool.MinIdleRunners) - t.free() - t.retries; n > 0 && t.room() > 0; n-- {
 		t.creates++
 		p.acts.Creates = append(p.acts.Creates, Create{Reason: "keep min idle runners"})
 	}

@@ -66,6 +66,7 @@ type poolState struct {
 	total   int                  // instances not deleted: what max_runners bounds
 	booting []*garrison.Instance // booting and bound to no job
 	idle    []*garrison.Instance // idle and bound to no job
+	retries int                  // unbound instances whose failed create will be retried
 	creates int                  // new runners planned for jobs
 }
 
@@ -139,6 +140,8 @@ func (p *planner) bindJobs(byPool map[string]*poolState) {
 			s.booting = append(s.booting, in)
 		case supplyIdle:
 			s.idle = append(s.idle, in)
+		case supplyRetry:
+			s.retries++
 		}
 	}
 }

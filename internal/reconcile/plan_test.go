@@ -125,6 +125,12 @@ func TestPlanCapacity(t *testing.T) {
 		{name: "booting and idle runners count toward min idle", spec: Spec{Pool: p}, obs: Observed{Instances: []garrison.Instance{
 			inst("p1", "a", garrison.InstanceCreating, garrison.RunnerPending, 0), idle("p1", "b", 0),
 		}}, check: wantCreates(0)},
+		{name: "a failed create that will be retried counts toward min idle", spec: Spec{Pool: p}, obs: Observed{Instances: []garrison.Instance{
+			withAttempt(inst("p1", "e", garrison.InstanceError, "", 0), 1), idle("p1", "b", 0),
+		}}, check: wantCreates(0)},
+		{name: "a failed create past the retry limit does not", spec: Spec{Pool: p}, obs: Observed{Instances: []garrison.Instance{
+			withAttempt(inst("p1", "e", garrison.InstanceError, "", 0), 5), idle("p1", "b", 0),
+		}}, check: wantCreates(1)},
 		{name: "busy runners do not count as idle", spec: Spec{Pool: p}, obs: Observed{Instances: []garrison.Instance{
 			inst("p1", "a", garrison.InstanceRunning, garrison.RunnerActive, 0),
 		}}, check: wantCreates(2)},
