@@ -79,10 +79,12 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.sweeper, err = sweep.New(sweep.Options{
-		Store:  a.store,
-		Forges: a.forges.sweepForge,
-		Notify: a.notifyPools,
-		Logger: a.logger,
+		Store:      a.store,
+		Forges:     a.forges.sweepForge,
+		Notify:     a.notifyPools,
+		Logger:     a.logger,
+		Interval:   a.cfg.Reconcile.SweepInterval,
+		StartDelay: a.cfg.Reconcile.SweepStartDelay,
 	})
 	if err != nil {
 		return err

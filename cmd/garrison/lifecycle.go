@@ -28,6 +28,12 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 		Leases:         a.store,
 		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
 		Logger:         a.logger,
+		Policy: reconcile.Policy{
+			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
+			ScaleDownGrace:    a.cfg.Reconcile.ScaleDownGrace,
+		},
+		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
+		RepairInterval: a.cfg.Reconcile.RepairInterval,
 	})
 }
 

@@ -228,6 +228,9 @@ func TestParseErrors(t *testing.T) {
 		{"bind", "[apiserver]\nbind = \"localhost\"", "apiserver.bind", "must be an IP address"},
 		{"ttl", "[jwt_auth]\ntime_to_live = \"3x\"", "jwt_auth.time_to_live", `invalid duration "3x"`},
 		{"period", "[metrics]\nperiod = \"-1s\"", "metrics.period", "must be positive"},
+		{"scale down grace", "[reconcile]\nscale_down_grace = \"0s\"", "reconcile.scale_down_grace", "must be positive"},
+		{"sweep interval", "[reconcile]\nsweep_interval = \"often\"", "reconcile.sweep_interval", `invalid duration "often"`},
+		{"create attempts", "[reconcile]\nmax_create_attempts = 0", "reconcile.max_create_attempts", "must be 1-100"},
 		{"log level", "[logging]\nlog_level = \"trace\"", "logging.log_level", `got "trace"`},
 		{"log format", "[logging]\nlog_format = \"xml\"", "logging.log_format", `must be "text" or "json"`},
 		{"callback url", "[default]\ncallback_url = \"not a url\"", "default.callback_url", "absolute http or https URL"},
@@ -473,5 +476,20 @@ func TestDefaultDataDir(t *testing.T) {
 	t.Setenv("HOME", "/home/ci")
 	if d, err := DefaultDataDir(); err != nil || d != "/home/ci/.local/share/garrison" {
 		t.Fatalf("with relative XDG_DATA_HOME: %q, %v", d, err)
+	}
+}
+
+func TestReconcileSection(t *testing.T) {
+	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Reconcile{ScaleDownGrace: 30 * time.Second, MaxCreateAttempts: 3, ResyncInterval: 20 * time.Second,
+		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second}
+	if cfg.Reconcile != want {
+		t.Errorf("reconcile = %+v, want %+v", cfg.Reconcile, want)
+	}
+	if d := Default(t.TempDir()).Reconcile; d != defaultReconcile() || d.ScaleDownGrace != 5*time.Minute {
+		t.Errorf("defaults = %+v", d)
 	}
 }

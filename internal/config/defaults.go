@@ -28,6 +28,7 @@ func Default(dataDir string) *Config {
 		Metrics:   Metrics{Enable: true, Period: DefaultMetricsPeriod},
 		JWTAuth:   JWTAuth{TimeToLive: MinJWTTTL},
 		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort},
+		Reconcile: defaultReconcile(),
 		Database: Database{
 			Backend: BackendSQLite,
 			SQLite:  SQLite{BusyTimeout: DefaultBusyTimeout},

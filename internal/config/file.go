@@ -13,6 +13,7 @@ type fileConfig struct {
 	APIServer fileAPIServer  `toml:"apiserver"`
 	Database  fileDatabase   `toml:"database"`
 	Providers []fileProvider `toml:"provider"`
+	Reconcile fileReconcile  `toml:"reconcile"`
 }
 
 // fileDefault is [default].

@@ -64,6 +64,7 @@ func resolve(raw *fileConfig, errs, warns *problems) *Config {
 		APIServer: resolveAPIServer(&raw.APIServer, errs),
 		Database:  resolveDatabase(&raw.Database, errs),
 		Providers: resolveProviders(raw.Providers, errs, warns),
+		Reconcile: resolveReconcile(&raw.Reconcile, errs),
 	}
 }
 

@@ -52,6 +52,7 @@ type Store interface {
 // Defaults of Options.
 const (
 	DefaultInterval    = 10 * time.Minute
+	DefaultStartDelay  = time.Minute
 	DefaultJitter      = 0.2
 	DefaultBudgetShare = 0.1
 	DefaultLowBudget   = 0.2
@@ -74,6 +75,10 @@ type Options struct {
 	// (a fraction; 0: DefaultJitter).
 	Interval time.Duration
 	Jitter   float64
+	// StartDelay bounds when each entity's first sweep happens after Run starts, spread at
+	// random below it (0: min(Interval, DefaultStartDelay)), so webhooks lost while the
+	// server was down are found soon after it comes back.
+	StartDelay time.Duration
 	// BudgetShare is the most of a credential's budget one window's sweeps may spend
 	// (0: DefaultBudgetShare); LowBudget the fraction of the limit under which sweeps stop
 	// until the window resets (0: DefaultLowBudget).
@@ -104,6 +109,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Now = time.Now
 	}
 	o.Interval = cmpOr(o.Interval, DefaultInterval)
+	o.StartDelay = cmpOr(o.StartDelay, min(o.Interval, DefaultStartDelay))
 	o.Lookback = cmpOr(o.Lookback, DefaultLookback)
 	o.LogEvery = cmpOr(o.LogEvery, time.Minute)
 	o.Jitter = cmpOr(o.Jitter, DefaultJitter)

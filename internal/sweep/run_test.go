@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -56,4 +57,29 @@ func TestRunSweepsEachEntityRepeatedly(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", err)
 	}
+}
+
+// TestRunSweepsSoonAfterStart checks that a restarted server looks for lost webhooks
+// within StartDelay, not a whole Interval later.
+func TestRunSweepsSoonAfterStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &countingForge{}
+		s, err := New(Options{
+			Store:      oneEntity{e: garrison.Entity{ID: "e1", Type: garrison.Repository, Owner: "o", Name: "r"}},
+			Forges:     func(context.Context, garrison.Entity) (Forge, error) { return f, nil },
+			Interval:   time.Hour,
+			StartDelay: time.Minute,
+		})
+		must(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := f.calls.Load(); got != 1 {
+			t.Errorf("sweeps in the first minute = %d, want 1", got)
+		}
+		cancel()
+		<-done
+	})
 }

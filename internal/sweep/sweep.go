@@ -158,9 +158,9 @@ func (s *Sweeper) follow(ctx context.Context, wg *sync.WaitGroup, loops map[stri
 }
 
 // loop sweeps one entity every Interval ± Jitter, the first time after a random part of
-// Interval so that entities spread out.
+// StartDelay so that entities spread out.
 func (s *Sweeper) loop(ctx context.Context, id string) {
-	wait := time.Duration(rand.Int64N(int64(s.o.Interval)))
+	wait := time.Duration(rand.Int64N(int64(s.o.StartDelay)))
 	for {
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,99 @@
+package config
+
+import "time"
+
+// Defaults of [reconcile] (a garrison section: GARM has no equivalent).
+const (
+	DefaultScaleDownGrace    = 5 * time.Minute
+	DefaultMaxCreateAttempts = 5
+	DefaultResyncInterval    = time.Minute
+	DefaultRepairInterval    = 5 * time.Minute
+	DefaultSweepInterval     = 10 * time.Minute
+	DefaultSweepStartDelay   = time.Minute
+)
+
+// Reconcile holds [reconcile]: how the pool reconciler and the missed-webhook sweep pace
+// themselves.
+type Reconcile struct {
+	// ScaleDownGrace is scale_down_grace: how long a surplus idle runner is left alone
+	// before it is removed.
+	ScaleDownGrace time.Duration
+	// MaxCreateAttempts is max_create_attempts: CreateInstance attempts per instance
+	// before it is left in error.
+	MaxCreateAttempts int
+	// ResyncInterval is resync_interval: every pool is looked at this often even without
+	// events.
+	ResyncInterval time.Duration
+	// RepairInterval is repair_interval: how often each pool compares the store, the
+	// provider and the forge.
+	RepairInterval time.Duration
+	// SweepInterval is sweep_interval: how often each entity's queued jobs and failed
+	// webhook deliveries are checked at the forge.
+	SweepInterval time.Duration
+	// SweepStartDelay is sweep_start_delay: the first sweep of each entity happens within
+	// this time after the server starts, so webhooks lost while it was down are found soon.
+	SweepStartDelay time.Duration
+}
+
+// fileReconcile is [reconcile] as written.
+type fileReconcile struct {
+	// scale_down_grace: Go duration, default "5m".
+	ScaleDownGrace *string `toml:"scale_down_grace"`
+	// max_create_attempts: default 5.
+	MaxCreateAttempts *int `toml:"max_create_attempts"`
+	// resync_interval: Go duration, default "1m".
+	ResyncInterval *string `toml:"resync_interval"`
+	// repair_interval: Go duration, default "5m".
+	RepairInterval *string `toml:"repair_interval"`
+	// sweep_interval: Go duration, default "10m".
+	SweepInterval *string `toml:"sweep_interval"`
+	// sweep_start_delay: Go duration, default "1m".
+	SweepStartDelay *string `toml:"sweep_start_delay"`
+}
+
+// defaultReconcile returns [reconcile]'s defaults.
+func defaultReconcile() Reconcile {
+	return Reconcile{
+		ScaleDownGrace: DefaultScaleDownGrace, MaxCreateAttempts: DefaultMaxCreateAttempts,
+		ResyncInterval: DefaultResyncInterval, RepairInterval: DefaultRepairInterval,
+		SweepInterval: DefaultSweepInterval, SweepStartDelay: DefaultSweepStartDelay,
+	}
+}
+
+// resolveReconcile checks [reconcile].
+func resolveReconcile(r *fileReconcile, errs *problems) Reconcile {
+	out := defaultReconcile()
+	durations := []struct {
+		key  string
+		raw  *string
+		dst  *time.Duration
+		zero bool // whether 0 is allowed
+	}{
+		{"reconcile.scale_down_grace", r.ScaleDownGrace, &out.ScaleDownGrace, false},
+		{"reconcile.resync_interval", r.ResyncInterval, &out.ResyncInterval, false},
+		{"reconcile.repair_interval", r.RepairInterval, &out.RepairInterval, false},
+		{"reconcile.sweep_interval", r.SweepInterval, &out.SweepInterval, false},
+		{"reconcile.sweep_start_delay", r.SweepStartDelay, &out.SweepStartDelay, false},
+	}
+	for _, d := range durations {
+		if d.raw == nil {
+			continue
+		}
+		v, ok := parseDuration(errs, d.key, *d.raw)
+		switch {
+		case !ok:
+		case v < 0 || (v == 0 && !d.zero):
+			errs.field(d.key, "must be positive, got %q", *d.raw)
+		default:
+			*d.dst = v
+		}
+	}
+	if r.MaxCreateAttempts != nil {
+		if n := *r.MaxCreateAttempts; n < 1 || n > 100 {
+			errs.field("reconcile.max_create_attempts", "must be 1-100, got %d", n)
+		} else {
+			out.MaxCreateAttempts = n
+		}
+	}
+	return out
+}
