@@ -129,9 +129,22 @@ func (s *clientServer) Instances(_ context.Context, match map[string]string) ([]
 	return list, wrap(err, "listing instances")
 }
 
+// Create creates the instance, started when req.Start asks for it. Servers without the
+// instance_create_start API extension (LXD 5.0) ignore req.Start, so the instance is
+// started with a separate state change there.
 func (s *clientServer) Create(ctx context.Context, req api.InstancesPost) error {
+	start := req.Start && !s.c.HasExtension("instance_create_start")
+	if start {
+		req.Start = false
+	}
 	op, err := s.c.CreateInstance(req)
-	return wrap(wait(ctx, op, err), "creating instance %q", req.Name)
+	if err := wait(ctx, op, err); err != nil {
+		return wrap(err, "creating instance %q", req.Name)
+	}
+	if !start {
+		return nil
+	}
+	return s.SetState(ctx, req.Name, api.InstanceStatePut{Action: "start", Timeout: -1})
 }
 
 func (s *clientServer) Delete(ctx context.Context, name string) error {
