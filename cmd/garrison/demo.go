@@ -23,6 +23,8 @@ type demoOptions struct {
 	baseDir string
 	// self runs this binary from the provider and runner wrapper scripts.
 	self selfCommand
+	// scaleDownGrace, when set, is the server's [reconcile] scale_down_grace.
+	scaleDownGrace time.Duration
 }
 
 // selfCommand is how a shell script runs this garrison binary: env assignments to export,

@@ -147,7 +147,11 @@ runner_cache = %q
 
 // serverConfig registers the simulation provider.
 func (d *demo) serverConfig(provider string) string {
-	return fmt.Sprintf(`[[provider]]
+	reconcile := ""
+	if d.opts.scaleDownGrace > 0 {
+		reconcile = fmt.Sprintf("[reconcile]\nscale_down_grace = %q\n\n", d.opts.scaleDownGrace.String())
+	}
+	return reconcile + fmt.Sprintf(`[[provider]]
 name = %q
 provider_type = "external"
 description = "simulation provider: instances are local processes"

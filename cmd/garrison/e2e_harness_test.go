@@ -57,12 +57,15 @@ func skipE2E(t *testing.T) {
 
 // newE2E assembles an environment whose stand-in runners run each job for jobDuration.
 // Cleanup stops everything, kills what is left and logs the server's log on failure.
-func newE2E(t *testing.T, jobDuration time.Duration) *e2eEnv {
+func newE2E(t *testing.T, jobDuration time.Duration, tweak ...func(*demoOptions)) *e2eEnv {
 	t.Helper()
 	skipE2E(t)
 	base := t.TempDir()
 	o := demoOptions{jobs: 1, jobDuration: jobDuration, bootDelay: 50 * time.Millisecond,
 		timeout: e2eDeadline, baseDir: base, self: helperSelf(t)}
+	for _, f := range tweak {
+		f(&o)
+	}
 	d, err := newDemo(context.Background(), o, io.Discard)
 	if err != nil {
 		t.Fatalf("starting the demo assembly: %v", err)
