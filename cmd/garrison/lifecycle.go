@@ -32,6 +32,7 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
 			ScaleDownGrace:    a.cfg.Reconcile.ScaleDownGrace,
 		},
+		PoolStatus:     a.managers.PoolStatus,
 		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
 		RepairInterval: a.cfg.Reconcile.RepairInterval,
 	})

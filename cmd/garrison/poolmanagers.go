@@ -1,29 +1,41 @@
 package main
 
 import (
+	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/garrison-ci/garrison"
 )
 
 // poolManagers reports each entity's pool management status for the REST API: running
-// while the reconciler runs, unless something recorded a failure for the entity (e.g. the
-// forge refused its credentials), until the next success clears it.
+// while the reconciler runs, unless something failed for the entity: one of its pools
+// cannot be reconciled (unknown provider, ...), or the forge refused its credentials.
+// A pool's failure clears when it reconciles again.
 type poolManagers struct {
 	running atomic.Bool
 
-	mu     sync.Mutex // guards failed
-	failed map[string]string
+	mu     sync.Mutex                   // guards failed
+	failed map[string]map[string]string // entity id -> pool id ("" for the entity) -> reason
 }
 
-func newPoolManagers() *poolManagers { return &poolManagers{failed: map[string]string{}} }
+func newPoolManagers() *poolManagers {
+	return &poolManagers{failed: map[string]map[string]string{}}
+}
 
 // Status reports whether the entity's pools are managed, and why not.
 func (p *poolManagers) Status(entityID string) (bool, string) {
 	p.mu.Lock()
-	reason, failed := p.failed[entityID]
+	reasons := make([]string, 0, len(p.failed[entityID]))
+	for _, r := range p.failed[entityID] {
+		reasons = append(reasons, r)
+	}
 	p.mu.Unlock()
-	if failed {
-		return false, reason
+	if len(reasons) > 0 {
+		sort.Strings(reasons)
+		return false, strings.Join(reasons, "; ")
 	}
 	if !p.running.Load() {
 		return false, "the pool reconciler is not running"
@@ -32,15 +44,35 @@ func (p *poolManagers) Status(entityID string) (bool, string) {
 }
 
 // SetFailed records why the entity's pools cannot be managed.
-func (p *poolManagers) SetFailed(entityID, reason string) {
-	p.mu.Lock()
-	p.failed[entityID] = reason
-	p.mu.Unlock()
+func (p *poolManagers) SetFailed(entityID, reason string) { p.set(entityID, "", reason) }
+
+// Clear forgets the entity-wide failure.
+func (p *poolManagers) Clear(entityID string) { p.set(entityID, "", "") }
+
+// PoolStatus records the outcome of a pool's reconcile (the reconciler's PoolStatus hook).
+func (p *poolManagers) PoolStatus(pool garrison.Pool, err error) {
+	reason := ""
+	if err != nil {
+		reason = fmt.Sprintf("pool %s: %s", pool.ID, err)
+	}
+	p.set(pool.EntityID, pool.ID, reason)
 }
 
-// Clear forgets a recorded failure.
-func (p *poolManagers) Clear(entityID string) {
+// set records (or with reason "" clears) a failure of the entity or one of its pools.
+func (p *poolManagers) set(entityID, poolID, reason string) {
 	p.mu.Lock()
-	delete(p.failed, entityID)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	m := p.failed[entityID]
+	if reason == "" {
+		delete(m, poolID)
+		if len(m) == 0 {
+			delete(p.failed, entityID)
+		}
+		return
+	}
+	if m == nil {
+		m = map[string]string{}
+		p.failed[entityID] = m
+	}
+	m[poolID] = reason
 }

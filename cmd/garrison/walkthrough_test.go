@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/garrison-ci/garrison"
 	"net"
 	"net/http"
 	"os"
@@ -371,5 +374,15 @@ func TestPoolManagersStatus(t *testing.T) {
 	p.Clear("e1")
 	if ok, _ := p.Status("e1"); !ok {
 		t.Error("cleared failure still reported")
+	}
+	broken := garrison.Pool{ID: "p1", EntityID: "e1"}
+	p.PoolStatus(broken, errors.New("no provider lxd"))
+	p.PoolStatus(garrison.Pool{ID: "p2", EntityID: "e1"}, nil)
+	if ok, why := p.Status("e1"); ok || why != "pool p1: no provider lxd" {
+		t.Errorf("a healthy pool hid a broken one: %v %q", ok, why)
+	}
+	p.PoolStatus(broken, nil)
+	if ok, why := p.Status("e1"); !ok {
+		t.Errorf("repaired pool still reported: %q", why)
 	}
 }

@@ -33,6 +33,11 @@ type Options struct {
 	// LeaseTTL is how long a pool claim lasts without renewal (default 1m).
 	LeaseTTL time.Duration
 
+	// PoolStatus, when set, is told after each reconcile of a pool whether it worked:
+	// err is a configuration error that stops the pool (unknown provider or entity), or
+	// nil. It must not block.
+	PoolStatus func(p garrison.Pool, err error)
+
 	Logger *slog.Logger
 	// Now is the clock of every decision (default time.Now).
 	Now    func() time.Time
@@ -176,6 +181,7 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	case errors.Is(err, garrison.ErrNotFound) && env == nil:
 		return workqueue.Result{}, nil // the pool is gone
 	case errors.Is(err, garrison.ErrNotFound):
+		r.reportPool(env.pool, err)
 		return workqueue.Result{}, workqueue.Terminal(err) // configuration: unknown provider or entity
 	case err != nil:
 		return workqueue.Result{}, err
@@ -196,7 +202,15 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	acts := Plan(env.spec(r.o.Policy), r.observed(env))
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)
+	r.reportPool(env.pool, nil)
 	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
+}
+
+// reportPool tells Options.PoolStatus how the pool's last reconcile went.
+func (r *Reconciler) reportPool(p garrison.Pool, err error) {
+	if r.o.PoolStatus != nil {
+		r.o.PoolStatus(p, err)
+	}
 }
 
 // claim takes or renews this replica's lease on the pool (always held without Leases).
