@@ -68,16 +68,6 @@ func (a *app) wire(ctx context.Context) error {
 	if a.pools, err = a.newReconciler(tokens); err != nil {
 		return err
 	}
-	webhooks, err := intake.New(intake.Options{
-		Store:        a.store,
-		ControllerID: a.controllerID,
-		Logger:       a.logger,
-		Registerer:   a.metrics.Registry,
-		Notify:       a.notifyPools,
-	})
-	if err != nil {
-		return err
-	}
 	a.sweeper, err = sweep.New(sweep.Options{
 		Store:      a.store,
 		Forges:     a.forges.sweepForge,
@@ -89,6 +79,22 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.handler, err = a.newHandler(tokens)
+	return err
+}
+
+// newHandler builds the HTTP side: the REST API, webhook intake and the instance API.
+func (a *app) newHandler(tokens *auth.Tokens) (http.Handler, error) {
+	webhooks, err := intake.New(intake.Options{
+		Store:        a.store,
+		ControllerID: a.controllerID,
+		Logger:       a.logger,
+		Registerer:   a.metrics.Registry,
+		Notify:       a.notifyPools,
+	})
+	if err != nil {
+		return nil, err
+	}
 	instances, err := instanceapi.New(instanceapi.Options{
 		Store:  a.store,
 		Forge:  a.forges,
@@ -97,8 +103,13 @@ func (a *app) wire(ctx context.Context) error {
 		Log:    a.logger,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return httpapi.New(a.apiOptions(webhooks, instances))
+}
+
+// apiOptions are the REST API's options, with the webhook and instance handlers mounted.
+func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
@@ -127,12 +138,7 @@ func (a *app) wire(ctx context.Context) error {
 	if a.cfg.Metrics.Enable {
 		opts.Metrics = a.metrics.Handler()
 	}
-	h, err := httpapi.New(opts)
-	if err != nil {
-		return err
-	}
-	a.handler = h
-	return nil
+	return opts
 }
 
 // notifyPools enqueues pool keys for reconciliation; it never blocks.
