@@ -148,7 +148,10 @@ type Instances interface {
 	// Instance looks an instance up by name, with its newest status messages.
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	InstanceByID(ctx context.Context, id string) (garrison.Instance, error)
-	// ListInstances returns instances without status messages.
+	// ListInstances returns instances without status messages and with JITConfig nil:
+	// lists do not read or unseal the sealed JIT config. Only single-instance reads
+	// (Instance, InstanceByID, the instance UpdateInstance passes to fn and returns)
+	// carry it; read the instance when its JIT config is needed.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]garrison.Instance, error)
 	// UpdateInstance: ErrConflict if the provider id becomes a duplicate.
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)

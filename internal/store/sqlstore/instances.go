@@ -20,7 +20,15 @@ const instanceSelect = `SELECT i.id, i.name, i.pool_id, i.provider_name, i.provi
 	i.provider_fault, i.create_attempt, i.token_fetched, i.jit_config, i.runner_group, i.generation,
 	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
 
-// scanInstance scans a row of instanceSelect and opens the JIT config.
+// instanceListSelect is instanceSelect without the sealed JIT config (read as NULL, so
+// scanInstance leaves JITConfig nil): lists neither read nor unseal it.
+const instanceListSelect = `SELECT i.id, i.name, i.pool_id, i.provider_name, i.provider_id, i.agent_id,
+	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
+	i.provider_fault, i.create_attempt, i.token_fetched, NULL, i.runner_group, i.generation,
+	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
+
+// scanInstance scans a row of instanceSelect (or instanceListSelect) and opens the JIT
+// config, if the row has one.
 func (s *Store) scanInstance(sc interface{ Scan(...any) error }) (garrison.Instance, error) {
 	var (
 		i   garrison.Instance
@@ -149,9 +157,10 @@ func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garr
 	return i, nil
 }
 
-// ListInstances returns the instances matching f, without status messages, by name.
+// ListInstances returns the instances matching f, without status messages and with a
+// nil JITConfig (not read, not unsealed), by name.
 func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
-	q := instanceSelect + ` WHERE (? = '' OR i.pool_id = ?)`
+	q := instanceListSelect + ` WHERE (? = '' OR i.pool_id = ?)`
 	args := []any{f.PoolID, f.PoolID}
 	if f.EntityID != "" {
 		q += ` AND i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`

@@ -107,6 +107,35 @@ var instanceCases = []testCase{
 			})
 		}
 	}},
+	{"Instances/ListLeavesJITConfigNil", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		in := newInstance("runner-1", f.pool.ID)
+		in.JITConfig = map[string]string{".runner": "e30=", ".credentials": "e30="}
+		i := ok(s.CreateInstance(ctx, in)).get(t)
+		ok(s.CreateInstance(ctx, newInstance("runner-2", f.pool.ID))).get(t)
+		for _, fl := range []store.InstanceFilter{{}, {PoolID: f.pool.ID}, {EntityID: f.entity.ID}} {
+			list := ok(s.ListInstances(ctx, fl)).get(t)
+			wantEqual(t, "count", len(list), 2)
+			for _, l := range list {
+				if l.JITConfig != nil {
+					t.Fatalf("list (filter %+v) returned the JIT config of %s", fl, l.Name)
+				}
+			}
+		}
+		for _, got := range []garrison.Instance{ok(s.Instance(ctx, "runner-1")).get(t), ok(s.InstanceByID(ctx, i.ID)).get(t)} {
+			wantEqual(t, "jit files", len(got.JITConfig), 2)
+		}
+		var seen int
+		got := ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+			seen = len(i.JITConfig)
+			i.Status = garrison.InstanceRunning
+			return nil
+		})).get(t)
+		wantEqual(t, "jit files seen by the update", seen, 2)
+		wantEqual(t, "jit files returned by the update", len(got.JITConfig), 2)
+		wantEqual(t, "jit kept by the update", ok(s.Instance(ctx, "runner-1")).get(t).JITConfig[".credentials"], "e30=")
+	}},
 	{"Instances/Update", func(t *testing.T, _ Backend, s store.Store) {
 		ctx := t.Context()
 		f := setup(t, s)
