@@ -35,6 +35,7 @@ var _ store.Store = (*Store)(nil)
 // and need no row locks.
 var dialect = &sqlstore.Dialect{
 	Name:                  "sqlite",
+	PrepareStatements:     true,
 	IsUniqueViolation:     hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 	IsForeignKeyViolation: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 }

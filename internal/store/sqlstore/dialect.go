@@ -26,6 +26,10 @@ type Dialect struct {
 	// IsRetryable reports whether a transaction failed for a transient reason (deadlock,
 	// serialization failure) and may be retried from the start. May be nil.
 	IsRetryable func(err error) bool
+	// PrepareStatements keeps each query prepared per connection and reuses it, for a
+	// driver that otherwise parses the SQL at every call (SQLite). Queries must be
+	// single statements with a fixed text (the store's are).
+	PrepareStatements bool
 }
 
 // Lock keys for Dialect.Lock.

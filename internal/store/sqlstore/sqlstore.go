@@ -34,6 +34,7 @@ type Store struct {
 	rdb    *sql.DB
 	sealer store.Sealer
 	salt   []byte
+	stmts  *stmtCache // nil unless Dialect.PrepareStatements
 }
 
 var _ store.Store = (*Store)(nil)
@@ -54,6 +55,9 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if err := s.initSealer(ctx, cfg.NewSealer); err != nil {
 		return nil, err
 	}
+	if s.d.PrepareStatements {
+		s.stmts = newStmtCache() // after the migrations, whose scripts are not cached
+	}
 	return s, nil
 }
 
@@ -71,7 +75,9 @@ func (s *Store) Close() error {
 	if s.rdb != s.wdb {
 		err = s.rdb.Close()
 	}
-	return errors.Join(err, s.wdb.Close())
+	err = errors.Join(err, s.wdb.Close())
+	s.stmts.close()
+	return err
 }
 
 // querier is what *sql.DB and *sql.Tx have in common.
@@ -83,20 +89,44 @@ type querier interface {
 
 // conn runs queries written with ? placeholders in the store's dialect.
 type conn struct {
-	q querier
-	d *Dialect
+	q  querier
+	d  *Dialect
+	db *sql.DB    // the handle q belongs to
+	tx *sql.Tx    // q when in a transaction
+	st *stmtCache // nil: run every query unprepared
+}
+
+// prepared returns the cached statement of query for this conn, or nil.
+func (c conn) prepared(ctx context.Context, query string) *sql.Stmt {
+	st := c.st.get(c.db, query)
+	if st != nil && c.tx != nil {
+		st = c.tx.StmtContext(ctx, st) // closed with the transaction
+	}
+	return st
 }
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return c.q.ExecContext(ctx, c.d.rebind(query), args...)
+	query = c.d.rebind(query)
+	if st := c.prepared(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return c.q.ExecContext(ctx, query, args...)
 }
 
 func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return c.q.QueryContext(ctx, c.d.rebind(query), args...)
+	query = c.d.rebind(query)
+	if st := c.prepared(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return c.q.QueryContext(ctx, query, args...)
 }
 
 func (c conn) row(ctx context.Context, query string, args ...any) *sql.Row {
-	return c.q.QueryRowContext(ctx, c.d.rebind(query), args...)
+	query = c.d.rebind(query)
+	if st := c.prepared(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return c.q.QueryRowContext(ctx, query, args...)
 }
 
 // forUpdate appends the dialect's row-locking clause to a select; of names the table
@@ -144,7 +174,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
 	}
-	if err := fn(conn{q: tx, d: s.d}); err != nil {
+	if err := fn(conn{q: tx, d: s.d, db: s.wdb, tx: tx, st: s.stmts}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -161,8 +191,8 @@ func (s *Store) read(ctx context.Context, fn func(c conn) error) error {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	return fn(conn{q: tx, d: s.d})
+	return fn(conn{q: tx, d: s.d, db: s.rdb, tx: tx, st: s.stmts})
 }
 
 // reader runs single queries on the read handle, outside any transaction.
-func (s *Store) reader() conn { return conn{q: s.rdb, d: s.d} }
+func (s *Store) reader() conn { return conn{q: s.rdb, d: s.d, db: s.rdb, st: s.stmts} }
