@@ -165,6 +165,8 @@ type Instances interface {
 type JobFilter struct {
 	EntityID string
 	Action   garrison.JobAction
+	// UpdatedSince keeps the jobs updated at or after this time (zero: all).
+	UpdatedSince time.Time
 }
 
 // Jobs keeps the job ledger.

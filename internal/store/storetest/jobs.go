@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
@@ -123,9 +124,53 @@ var jobCases = []testCase{
 				}
 			})
 		}
+		checkUpdatedSince(ctx, t, s)
 		must(t, s.DeleteJob(ctx, 1))
 		must(t, s.DeleteJob(ctx, 1))
 		_, err := s.Job(ctx, 1)
 		wantErr(t, err, garrison.ErrNotFound)
 	}},
+}
+
+// checkUpdatedSince lists the jobs updated from a point in time on: those written
+// before it are left out, those written at or after it are in, whatever their action.
+func checkUpdatedSince(ctx context.Context, t *testing.T, s store.Store) {
+	t.Helper()
+	before := ok(s.ListJobs(ctx, store.JobFilter{})).get(t)
+	var latest time.Time
+	for _, j := range before {
+		if j.UpdatedAt.After(latest) {
+			latest = j.UpdatedAt
+		}
+	}
+	since := latest.Add(time.Microsecond)
+	time.Sleep(2 * time.Millisecond) // the next writes are later than since on any clock
+	for _, id := range []int64{2, 4} {
+		ok(s.UpsertJob(ctx, id, func(j *garrison.Job, _ bool) error {
+			j.EntityID, j.Action = "e1", garrison.JobInProgress
+			return nil
+		})).get(t)
+	}
+	for _, tc := range []struct {
+		name string
+		f    store.JobFilter
+		want []int64
+	}{
+		{"entity", store.JobFilter{EntityID: "e1", UpdatedSince: since}, []int64{2, 4}},
+		{"every entity", store.JobFilter{UpdatedSince: since}, []int64{2, 4}},
+		{"other entity", store.JobFilter{EntityID: "e2", UpdatedSince: since}, []int64{}},
+		{"action", store.JobFilter{EntityID: "e1", UpdatedSince: since, Action: garrison.JobQueued}, []int64{}},
+		{"from the start", store.JobFilter{EntityID: "e1", UpdatedSince: latest.Add(-time.Hour)}, []int64{1, 2, 4}},
+	} {
+		t.Run("since/"+tc.name, func(t *testing.T) {
+			list := ok(s.ListJobs(ctx, tc.f)).get(t)
+			ids := make([]int64, 0, len(list))
+			for _, j := range list {
+				ids = append(ids, j.ID)
+			}
+			if !slices.Equal(ids, tc.want) {
+				t.Fatalf("ids %v, want %v", ids, tc.want)
+			}
+		})
+	}
 }
