@@ -21,6 +21,8 @@ type benchOptions struct {
 	jsonFile  string
 	svgFile   string
 	keep      bool
+	// cpuProfile receives a CPU profile of the server over the measured window.
+	cpuProfile string
 	// baseDir is where the temporary directory is made ("" = the system default).
 	baseDir string
 	// self runs this binary: the server child process and the provider wrapper.
@@ -85,6 +87,7 @@ Scenarios: ` + benchScenarioNames(),
 	f.DurationVar(&o.bootDelay, "boot-delay", 0, "how long the simulation provider's CreateInstance takes")
 	f.StringVar(&o.jsonFile, "json", "", "write the figures as JSON to this file")
 	f.StringVar(&o.svgFile, "svg", "", "write an SVG chart of queue time over the run to this file")
+	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server over the measured window to this file")
 	f.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server.log, provider-calls.log, data/)")
 	return cmd
 }
@@ -144,6 +147,9 @@ func runBench(ctx context.Context, o benchOptions, out io.Writer) (benchResult, 
 	r := newBenchResult(o)
 	start := time.Now()
 	runErr := sc.run(ctx, e, &r)
+	if err := e.waitProfile(); err != nil {
+		fmt.Fprintln(out, err)
+	}
 	r.WallSeconds = round1(time.Since(start).Seconds())
 	if closeErr := e.close(o.keep || runErr != nil); closeErr != nil {
 		fmt.Fprintln(out, "cleaning up:", closeErr)

@@ -29,6 +29,8 @@ type benchEnv struct {
 	secrets map[string]string
 	// pools are the pools created, in order.
 	pools []benchPool
+	// profiling is the CPU profile in progress (see profileWindow).
+	profiling chan error
 }
 
 // benchPool is one pool the bench created: its jobs carry label.

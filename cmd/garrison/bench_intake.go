@@ -43,6 +43,7 @@ func runBenchIntake(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err != nil {
 		return err
 	}
+	e.profileWindow(ctx, time.Duration(len(ds))*time.Second/2000)
 	start := time.Now()
 	pts, failed := e.blast(ctx, ds)
 	elapsed := time.Since(start)
