@@ -47,19 +47,17 @@ func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) 
 	if env.prov, env.settings, err = r.o.Providers.Provider(pool.ProviderName); err != nil {
 		return env, fmt.Errorf("reconcile: pool %s: %w", poolID, err)
 	}
-	return env, env.observe(ctx, r.o.Store)
+	return env, r.observe(ctx, env)
 }
 
-// observe (re)reads the entity's instances and queued jobs.
-func (env *poolEnv) observe(ctx context.Context, s Store) error {
+// observe reads the entity's instances and queued jobs (the jobs through the cache).
+func (r *Reconciler) observe(ctx context.Context, env *poolEnv) error {
 	var err error
-	if env.instances, err = s.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
+	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
 		return fmt.Errorf("reconcile: list instances: %w", err)
 	}
-	if env.jobs, err = s.ListJobs(ctx, store.JobFilter{EntityID: env.entity.ID, Action: garrison.JobQueued}); err != nil {
-		return fmt.Errorf("reconcile: list jobs: %w", err)
-	}
-	return nil
+	env.jobs, err = r.jobs.Queued(ctx, env.entity.ID)
+	return err
 }
 
 // spec is the pool's Spec.

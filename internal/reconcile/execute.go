@@ -91,13 +91,16 @@ func (r *Reconciler) insertInstance(ctx context.Context, env *poolEnv, c Create)
 
 // lockJob records in the ledger that the instance was made (or claimed) for the job.
 func (r *Reconciler) lockJob(ctx context.Context, env *poolEnv, jobID int64, instanceID string) {
-	_, err := r.o.Store.UpsertJob(ctx, jobID, func(j *garrison.Job, exists bool) error {
+	j, err := r.o.Store.UpsertJob(ctx, jobID, func(j *garrison.Job, exists bool) error {
 		if !exists || j.Action != garrison.JobQueued {
 			return errJobTaken
 		}
 		j.LockedBy = instanceID
 		return nil
 	})
+	if err == nil {
+		r.jobs.Put(j)
+	}
 	if err != nil && !errors.Is(err, errJobTaken) {
 		r.log.Warn("reconcile: lock job", env.attrs(slog.Int64("job", jobID), slog.String("instance_id", instanceID), slog.Any("error", err))...)
 	}

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,10 +19,12 @@ func (p *planner) assignJobs() {
 	}
 }
 
-// waitingJobs returns the queued, unexpired jobs no runner serves, oldest first.
-func (p *planner) waitingJobs() []garrison.Job {
-	var out []garrison.Job
-	for _, j := range p.obs.Jobs {
+// waitingJobs returns the queued, unexpired jobs no runner serves, oldest first. It
+// points into the observed jobs (shared, read-only), which are usually sorted already.
+func (p *planner) waitingJobs() []*garrison.Job {
+	out := make([]*garrison.Job, 0, len(p.obs.Jobs))
+	for i := range p.obs.Jobs {
+		j := &p.obs.Jobs[i]
 		switch {
 		case j.Action != garrison.JobQueued || p.served[j.ID]:
 		case p.obs.Now.Sub(j.CreatedAt) > p.pol.JobTTL:
@@ -32,14 +33,15 @@ func (p *planner) waitingJobs() []garrison.Job {
 			out = append(out, j)
 		}
 	}
-	slices.SortFunc(out, func(a, b garrison.Job) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
+	byAge := func(a, b *garrison.Job) int { return compareJobAge(*a, *b) }
+	if !slices.IsSortedFunc(out, byAge) {
+		slices.SortFunc(out, byAge)
+	}
 	return out
 }
 
 // assign finds a runner for one job.
-func (p *planner) assign(j garrison.Job) {
+func (p *planner) assign(j *garrison.Job) {
 	cands, reason := p.candidates(j)
 	if len(cands) == 0 {
 		p.unserved(j, reason)
@@ -72,7 +74,7 @@ func (p *planner) assign(j garrison.Job) {
 
 // candidates returns the enabled pools whose tags include all the job's labels, by
 // priority; with none, the reason. Results are cached per label set: jobs share few.
-func (p *planner) candidates(j garrison.Job) ([]*poolState, string) {
+func (p *planner) candidates(j *garrison.Job) ([]*poolState, string) {
 	key := labelKey(j.Labels)
 	if c, ok := p.candCache[key]; ok {
 		return c.pools, c.reason
@@ -99,7 +101,7 @@ func labelKey(labels []string) string {
 }
 
 // matchPools computes candidates.
-func (p *planner) matchPools(j garrison.Job) ([]*poolState, string) {
+func (p *planner) matchPools(j *garrison.Job) ([]*poolState, string) {
 	var out []*poolState
 	matched := false
 	for _, s := range p.pools {
@@ -123,7 +125,7 @@ func (p *planner) matchPools(j garrison.Job) ([]*poolState, string) {
 // choose picks among the pools that pass ok: the highest priority first; among equals,
 // the first (pack) or one chosen by the job id (roundrobin, spreading jobs evenly and
 // the same way in every pool's plan).
-func choose(cands []*poolState, j garrison.Job, b garrison.Balancer, ok func(*poolState) bool) *poolState {
+func choose(cands []*poolState, j *garrison.Job, b garrison.Balancer, ok func(*poolState) bool) *poolState {
 	var top []*poolState
 	for _, s := range cands {
 		if !ok(s) {
@@ -148,6 +150,6 @@ func choose(cands []*poolState, j garrison.Job, b garrison.Balancer, ok func(*po
 }
 
 // unserved records why a job gets no runner.
-func (p *planner) unserved(j garrison.Job, reason string) {
+func (p *planner) unserved(j *garrison.Job, reason string) {
 	p.acts.Unserved = append(p.acts.Unserved, Unserved{JobID: j.ID, Reason: reason})
 }

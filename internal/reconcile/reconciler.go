@@ -50,6 +50,10 @@ type Options struct {
 	ResyncInterval time.Duration
 	// RepairInterval spaces the three-way repairs of a pool (default 5m).
 	RepairInterval time.Duration
+	// Pace spaces the reconciles of a pool notified again and again (a webhook flood):
+	// the next one waits Pace times the previous one's duration (default 3, at most 1s),
+	// so that one busy pool takes at most a quarter of a worker. Negative: no pacing.
+	Pace float64
 }
 
 func (o Options) validate() error {
@@ -75,6 +79,9 @@ func (o Options) withDefaults() Options {
 	setDefault(&o.LeaseTTL, time.Minute)
 	setDefault(&o.ResyncInterval, time.Minute)
 	setDefault(&o.RepairInterval, 5*time.Minute)
+	if o.Pace == 0 {
+		o.Pace = 3
+	}
 	return o
 }
 
@@ -91,16 +98,19 @@ type Reconciler struct {
 	log *slog.Logger
 	q   *workqueue.Queue
 	sem chan struct{} // bounds running operations
-	ops sync.WaitGroup
+	// jobs caches each entity's queued jobs.
+	jobs *jobCache
+	ops  sync.WaitGroup
 	// opsStarted counts operations ever started (tests wait for quiet).
 	opsStarted atomic.Int64
 
-	mu         sync.Mutex           // guards the maps below
-	inflight   map[string]string    // instance name -> pool id, while an operation runs
-	notBefore  map[string]time.Time // next delete attempt of an instance after a failure
-	delFails   map[string]int       // consecutive delete failures per instance
-	lastRepair map[string]time.Time // pool id -> last three-way repair
-	unserved   map[string]map[int64]string
+	mu         sync.Mutex                  // guards the maps below
+	inflight   map[string]string           // instance name -> pool id, while an operation runs
+	notBefore  map[string]time.Time        // next delete attempt of an instance after a failure
+	delFails   map[string]int              // consecutive delete failures per instance
+	lastRepair map[string]time.Time        // pool id -> last three-way repair
+	unserved   map[string]map[int64]string // entity id -> job id -> why it gets no runner
+	reasons    map[string]map[string]int   // entity id -> reason -> jobs (for logging)
 }
 
 // New returns a Reconciler.
@@ -113,9 +123,11 @@ func New(o Options) (*Reconciler, error) {
 		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
 		lastRepair: map[string]time.Time{}, unserved: map[string]map[int64]string{},
+		reasons: map[string]map[string]int{},
+		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
 	}
 	r.q = workqueue.New(r.reconcile, workqueue.Options{
-		Workers: o.Workers, Logger: o.Logger,
+		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
 		Backoff: workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute},
 	})
 	return r, nil

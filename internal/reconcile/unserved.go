@@ -3,25 +3,39 @@ package reconcile
 import (
 	"context"
 	"log/slog"
+	"slices"
 )
 
-// recordUnserved remembers why the entity's jobs get no runner and logs each new reason.
-// The reasons live in memory until the ledger has a column for them.
+// recordUnserved remembers why the entity's jobs get no runner (JobReason answers from
+// it) and logs each reason when it first applies to the entity: one line per reason with
+// the number of jobs, not one per job, so a backlog does not grow the log. The reasons
+// live in memory until the ledger has a column for them.
 func (r *Reconciler) recordUnserved(ctx context.Context, env *poolEnv, list []Unserved) {
 	next := make(map[int64]string, len(list))
-	r.mu.Lock()
-	prev := r.unserved[env.entity.ID]
-	var fresh []Unserved
+	count := map[string]int{}
+	oldest := map[string]int64{}
 	for _, u := range list {
 		next[u.JobID] = u.Reason
-		if prev[u.JobID] != u.Reason {
-			fresh = append(fresh, u)
+		if count[u.Reason] == 0 {
+			oldest[u.Reason] = u.JobID
+		}
+		count[u.Reason]++
+	}
+	r.mu.Lock()
+	prev := r.reasons[env.entity.ID]
+	r.unserved[env.entity.ID] = next
+	r.reasons[env.entity.ID] = count
+	r.mu.Unlock()
+	var fresh []string
+	for reason := range count {
+		if prev[reason] == 0 {
+			fresh = append(fresh, reason)
 		}
 	}
-	r.unserved[env.entity.ID] = next
-	r.mu.Unlock()
-	for _, u := range fresh {
-		r.log.WarnContext(ctx, "job gets no runner", env.attrs(slog.Int64("job", u.JobID), slog.String("reason", u.Reason))...)
+	slices.Sort(fresh)
+	for _, reason := range fresh {
+		r.log.WarnContext(ctx, "jobs get no runner", env.attrs(slog.String("reason", reason),
+			slog.Int("jobs", count[reason]), slog.Int64("oldest_job", oldest[reason]))...)
 	}
 }
 

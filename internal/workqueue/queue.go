@@ -28,6 +28,13 @@ type Options struct {
 	Logger *slog.Logger
 	// OnTerminal is told about every Terminal error; nil only logs it.
 	OnTerminal func(key string, err error)
+	// Pace, when > 0, spaces the calls of a key added again and again: its next call
+	// starts no sooner than Pace times the previous call's duration after that call ended
+	// (at most MaxPace later). A key added continuously then takes at most 1/(1+Pace) of
+	// a worker, however slow its handler; a key added once in a while is not delayed.
+	Pace float64
+	// MaxPace caps the pause Pace asks for (default 1s).
+	MaxPace time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -42,6 +49,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxPace <= 0 {
+		o.MaxPace = time.Second
 	}
 	return o
 }
@@ -59,7 +69,8 @@ type Queue struct {
 	active   map[string]bool // keys a worker is processing
 	dirty    map[string]bool // active keys added again meanwhile
 	timers   map[string]*delayed
-	failures map[string]int // consecutive failures per key
+	failures map[string]int       // consecutive failures per key
+	paused   map[string]time.Time // with Pace: a key's earliest next call
 	closed   bool
 }
 
@@ -74,7 +85,7 @@ func New(h Handler, opts Options) *Queue {
 	q := &Queue{
 		handle: h, opts: opts.withDefaults(),
 		queued: map[string]bool{}, active: map[string]bool{}, dirty: map[string]bool{},
-		timers: map[string]*delayed{}, failures: map[string]int{},
+		timers: map[string]*delayed{}, failures: map[string]int{}, paused: map[string]time.Time{},
 	}
 	q.cond = sync.NewCond(&q.mu)
 	return q
@@ -93,10 +104,37 @@ func (q *Queue) addLocked(key string) {
 	case q.closed || q.queued[key]:
 	case q.active[key]:
 		q.dirty[key] = true
+	case q.pausedFor(key) > 0:
+		q.addAfterLocked(key, q.pausedFor(key))
 	default:
 		q.queued[key] = true
 		q.ready = append(q.ready, key)
 		q.cond.Signal()
+	}
+}
+
+// pausedFor is how long key must still wait under Pace (0: it may run now).
+func (q *Queue) pausedFor(key string) time.Duration {
+	until, ok := q.paused[key]
+	if !ok {
+		return 0
+	}
+	d := time.Until(until)
+	if d <= 0 {
+		delete(q.paused, key)
+		return 0
+	}
+	return d
+}
+
+// pace records when key may run again after a call that took took.
+func (q *Queue) pace(key string, took time.Duration) {
+	if q.opts.Pace <= 0 {
+		return
+	}
+	gap := min(time.Duration(float64(took)*q.opts.Pace), q.opts.MaxPace)
+	if gap > 0 {
+		q.paused[key] = time.Now().Add(gap)
 	}
 }
 
@@ -176,8 +214,9 @@ func (q *Queue) work(ctx context.Context) {
 		if !ok {
 			return
 		}
+		start := time.Now()
 		res, err := q.call(ctx, key)
-		q.done(key, res, err)
+		q.done(key, res, err, time.Since(start))
 	}
 }
 
@@ -213,13 +252,14 @@ func (q *Queue) call(ctx context.Context, key string) (res Result, err error) {
 }
 
 // done records the outcome of processing key and queues it again as needed.
-func (q *Queue) done(key string, res Result, err error) {
+func (q *Queue) done(key string, res Result, err error, took time.Duration) {
 	if IsTerminal(err) {
 		q.reportTerminal(key, err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	delete(q.active, key)
+	q.pace(key, took)
 	switch {
 	case err == nil:
 		delete(q.failures, key)
