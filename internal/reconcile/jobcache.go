@@ -14,8 +14,9 @@ import (
 
 // jobReadOverlap is how far before its previous read a delta read of the ledger starts:
 // a job written by a transaction that began before that read but committed after it
-// carries an update time a little before it.
-const jobReadOverlap = time.Second
+// carries an update time a little before it (a write transaction takes milliseconds).
+// A write older still (a replica's clock behind ours) is found by the next full read.
+const jobReadOverlap = 250 * time.Millisecond
 
 // jobCache keeps each entity's queued jobs in memory so that a reconcile does not read
 // the whole queue: it reads the jobs changed since its previous look (any replica's
