@@ -100,7 +100,13 @@ type Reconciler struct {
 	sem chan struct{} // bounds running operations
 	// jobs caches each entity's queued jobs.
 	jobs *jobCache
-	ops  sync.WaitGroup
+	// repairs bounds the three-way repairs running at once.
+	repairs chan struct{}
+	// passes reports the first pass over every pool after the start.
+	passes *firstPass
+	// listingMargin: see defaultListingMargin (tests shorten it).
+	listingMargin time.Duration
+	ops           sync.WaitGroup
 	// opsStarted counts operations ever started (tests wait for quiet).
 	opsStarted atomic.Int64
 
@@ -109,6 +115,7 @@ type Reconciler struct {
 	notBefore  map[string]time.Time        // next delete attempt of an instance after a failure
 	delFails   map[string]int              // consecutive delete failures per instance
 	lastRepair map[string]time.Time        // pool id -> last three-way repair
+	repairing  map[string]bool             // pool ids whose repair runs
 	unserved   map[string]map[int64]string // entity id -> job id -> why it gets no runner
 	reasons    map[string]map[string]int   // entity id -> reason -> jobs (for logging)
 }
@@ -122,9 +129,10 @@ func New(o Options) (*Reconciler, error) {
 	r := &Reconciler{
 		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
-		lastRepair: map[string]time.Time{}, unserved: map[string]map[int64]string{},
+		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{},
 		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
+		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
 	}
 	r.q = workqueue.New(r.reconcile, workqueue.Options{
 		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
@@ -144,8 +152,13 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
 // Notify and every ResyncInterval. It returns after running operations have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
-	if err := r.resync(ctx); err != nil {
-		return err
+	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{})
+	if err != nil {
+		return fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	r.passes.start(pools)
+	for _, p := range pools {
+		r.q.Add(p.ID)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -191,30 +204,29 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	env, err := r.load(ctx, poolID)
 	switch {
 	case errors.Is(err, garrison.ErrNotFound) && env == nil:
+		r.passes.done(poolID, stepPlanned, stepRepaired)
 		return workqueue.Result{}, nil // the pool is gone
 	case errors.Is(err, garrison.ErrNotFound):
 		r.reportPool(env.pool, err)
+		r.passes.done(poolID, stepPlanned, stepRepaired)
 		return workqueue.Result{}, workqueue.Terminal(err) // configuration: unknown provider or entity
 	case err != nil:
 		return workqueue.Result{}, err
 	}
 	if held, err := r.claim(ctx, poolID); err != nil || !held {
+		if err == nil {
+			r.passes.done(poolID, stepPlanned, stepRepaired) // another replica's
+		}
 		return workqueue.Result{RequeueAfter: r.o.LeaseTTL / 2}, err
 	}
 	if r.repairDue(poolID) {
-		if err := r.repair(ctx, env); err != nil {
-			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
-		}
-		// Reload everything, sibling pools included: the repair changed rows, and pools
-		// may have appeared since the load (all pools must plan on one snapshot).
-		if env, err = r.load(ctx, poolID); err != nil {
-			return workqueue.Result{}, err
-		}
+		r.startRepair(ctx, env) // in the background: planning from the store is safe meanwhile
 	}
 	acts := Plan(env.spec(r.o.Policy), r.observed(env))
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)
 	r.reportPool(env.pool, nil)
+	r.passes.done(poolID, stepPlanned)
 	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
 }
 

@@ -5,12 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
+
+// defaultListingMargin is how long before a provider listing began a record must have
+// last changed for the listing to judge it: more than the skew between the clocks that
+// stamp rows (this process's, other replicas') and this process's clock.
+const defaultListingMargin = time.Second
 
 // repairDue reports whether the pool's three-way repair is due (on its first reconcile
 // in this process, then every RepairInterval), and if so records it as done now.
@@ -26,6 +32,38 @@ func (r *Reconciler) repairDue(poolID string) bool {
 	return true
 }
 
+// startRepair runs the pool's three-way repair in the background (at most Workers at
+// once, one per pool) and asks for the pool to be reconciled again when it is done.
+func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
+	r.mu.Lock()
+	if r.repairing[env.pool.ID] {
+		r.mu.Unlock()
+		return
+	}
+	r.repairing[env.pool.ID] = true
+	r.mu.Unlock()
+	r.opsStarted.Add(1)
+	r.ops.Go(func() {
+		defer func() {
+			r.mu.Lock()
+			delete(r.repairing, env.pool.ID)
+			r.mu.Unlock()
+		}()
+		select {
+		case r.repairs <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		err := r.repair(ctx, env)
+		<-r.repairs
+		if err != nil && ctx.Err() == nil {
+			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
+		}
+		r.passes.done(env.pool.ID, stepRepaired)
+		r.q.Add(env.pool.ID)
+	})
+}
+
 // repair compares the store, the provider and the forge for one pool and removes the
 // difference: provider instances with no record are deleted, records whose instance is
 // gone are closed, creating instances left by a dead process are settled, and our forge
@@ -34,6 +72,8 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) error {
 	busy := r.busyNames()
 	// The provider is listed before the store: every instance it has was recorded
 	// before it was created, so a missing record means the record is gone for good.
+	// Records written since the listing began are not judged by it (see closeVanished).
+	listedAt := time.Now().Add(-r.listingMargin) // the store stamps rows with the wall clock
 	list, err := env.prov.ListInstances(ctx, providerexec.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
 	if err != nil {
 		return fmt.Errorf("list provider instances: %w", err)
@@ -43,7 +83,7 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) error {
 		return fmt.Errorf("list instances: %w", err)
 	}
 	r.removeStrays(ctx, env, list, rows)
-	r.closeVanished(ctx, env, list, rows, busy)
+	r.closeVanished(ctx, env, list, rows, busy, listedAt)
 	return r.removeGhostRunners(ctx, env)
 }
 
@@ -77,13 +117,16 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 
 // closeVanished settles records the provider contradicts: creating ones with no call in
 // flight are resolved from the listing; live ones whose instance is gone are deleted.
-func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance, busy map[string]bool) {
+func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance,
+	busy map[string]bool, listedAt time.Time) {
 	listed := map[string]bool{}
 	for _, pi := range list {
 		listed[pi.Name] = true
 	}
 	for _, in := range rows {
-		if busy[in.Name] || r.busyNames()[in.Name] {
+		// An instance an operation works on, or one changed after the listing began (an
+		// operation that ended meanwhile), may be missing from the listing rightly.
+		if busy[in.Name] || r.busyNames()[in.Name] || !in.UpdatedAt.Before(listedAt) {
 			continue
 		}
 		switch in.Status {

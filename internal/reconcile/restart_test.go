@@ -1,12 +1,17 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/provider"
 )
 
@@ -93,3 +98,87 @@ func TestRestartInTheMiddleOfCreates(t *testing.T) {
 		}
 	}
 }
+
+// listHook is a Provider that runs a function while it lists the pool's instances.
+type listHook struct {
+	Provider
+	during func()
+}
+
+func (l listHook) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+	list, err := l.Provider.ListInstances(ctx, t)
+	l.during()
+	return list, err
+}
+
+// TestRepairSparesInstancesChangedDuringTheListing: a record written while the provider
+// lists (an operation that finished meanwhile) is not judged by that listing; an older
+// record the provider lacks is closed.
+func TestRepairSparesInstancesChangedDuringTheListing(t *testing.T) {
+	h := newHarness(t)
+	p := h.pool(0, 5, "")
+	ctx := t.Context()
+	add := func(name string) {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, PoolID: p.ID, ProviderName: "sim",
+			Status: garrison.InstanceRunning, RunnerStatus: garrison.RunnerIdle, CreateAttempt: 1, Generation: 1}))(t)
+	}
+	add("garm-old")
+	time.Sleep(5 * time.Millisecond) // garm-old was last changed before the listing began
+	r := h.reconciler(listHook{Provider: h.prov, during: func() { add("garm-fresh") }})
+	h.pass(r, p.ID) // plans, and repairs in the background; pass waits for both
+
+	got := map[string]garrison.InstanceStatus{}
+	for _, in := range h.instances(p.ID) {
+		got[in.Name] = in.Status
+	}
+	if got["garm-fresh"] != garrison.InstanceRunning {
+		t.Errorf("garm-fresh (written during the listing) is %q, want running", got["garm-fresh"])
+	}
+	if st := got["garm-old"]; st == garrison.InstanceRunning {
+		t.Errorf("garm-old (missing from the provider before the listing) is still running")
+	}
+}
+
+// TestFirstPassLogged: Run logs when every pool has been reconciled, then repaired, once
+// since the start; garrison bench times restarts by these lines.
+func TestFirstPassLogged(t *testing.T) {
+	h := newHarness(t)
+	for range 3 {
+		h.pool(0, 2, "")
+	}
+	var buf syncBuffer
+	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{h.forge},
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(buf.String(), stepMessages[stepRepaired]) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	planned, repaired := strings.Index(out, stepMessages[stepPlanned]), strings.Index(out, stepMessages[stepRepaired])
+	if planned < 0 || repaired < 0 || strings.Count(out, stepMessages[stepPlanned]) != 1 {
+		t.Fatalf("first-pass lines missing or repeated:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes and reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

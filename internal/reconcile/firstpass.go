@@ -1,0 +1,70 @@
+package reconcile
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// passStep is what a pool's first pass after the start has done.
+type passStep int
+
+const (
+	stepPlanned  passStep = iota // reconciled against the store: counted, creates issued
+	stepRepaired                 // three-way repair against the provider and forge done
+)
+
+// firstPass follows the pools that existed at the start until each was planned once and
+// repaired once, and logs when all were: how long a restarted server takes to act on
+// every pool ("every pool reconciled") and to check every pool's instances against its
+// provider ("every pool repaired").
+type firstPass struct {
+	log *slog.Logger
+
+	mu      sync.Mutex // guards the fields below
+	started time.Time
+	pending [2]map[string]bool // by passStep
+}
+
+func newFirstPass(log *slog.Logger) *firstPass { return &firstPass{log: log} }
+
+// start records the pools present at the start.
+func (f *firstPass) start(pools []garrison.Pool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.started = time.Now()
+	for i := range f.pending {
+		f.pending[i] = make(map[string]bool, len(pools))
+		for _, p := range pools {
+			f.pending[i][p.ID] = true
+		}
+	}
+	if len(pools) == 0 {
+		f.pending = [2]map[string]bool{}
+	}
+}
+
+// done records steps of a pool and logs a step completed for every pool.
+func (f *firstPass) done(poolID string, steps ...passStep) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, s := range steps {
+		m := f.pending[s]
+		if !m[poolID] {
+			continue
+		}
+		delete(m, poolID)
+		if len(m) == 0 {
+			f.pending[s] = nil
+			f.log.Info(stepMessages[s], slog.Float64("seconds", time.Since(f.started).Seconds()))
+		}
+	}
+}
+
+// stepMessages are the log messages of completed steps (garrison bench reads them).
+var stepMessages = [2]string{
+	stepPlanned:  "reconcile: every pool reconciled since the start",
+	stepRepaired: "reconcile: every pool repaired since the start",
+}
