@@ -38,7 +38,9 @@ type benchResult struct {
 	LogBytesPerMinute  *float64 `json:"log_bytes_per_minute,omitempty"`
 
 	FullReconcileMS    *float64 `json:"full_reconcile_ms,omitempty"`
+	FullRepairMS       *float64 `json:"full_repair_ms,omitempty"`
 	RestartReconciledS *float64 `json:"restart_reconciled_s,omitempty"`
+	RestartRepairedS   *float64 `json:"restart_repaired_s,omitempty"`
 
 	IdleAPICallsPerRepoHour *float64 `json:"idle_api_calls_per_repo_hour,omitempty"`
 

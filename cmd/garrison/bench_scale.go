@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"time"
 )
+
+// msOf is d in milliseconds, to 0.1 ms.
+func msOf(d time.Duration) float64 { return round1(float64(d.Microseconds()) / 1000) }
 
 // Scale scenario bounds.
 const (
 	benchFleetTimeout     = 20 * time.Minute // building the fleet
-	benchReconcileTimeout = 5 * time.Minute  // waiting for every pool's repair after a restart
+	benchReconcileTimeout = 10 * time.Minute // waiting for every pool's repair after a restart
 )
 
 // runBenchScale builds 10,000 idle instances (scaled) across 1,000 pools (scaled),
@@ -27,9 +34,11 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err != nil {
 		return err
 	}
-	r.FullReconcileMS = ptr(round1(float64(d.fromReady.Microseconds()) / 1000))
+	r.FullReconcileMS = ptr(msOf(d.plannedFromReady))
+	r.FullRepairMS = ptr(msOf(d.repairedFromReady))
 	half := e.o.duration / 2
-	fmt.Fprintf(e.out, "full reconcile after a graceful restart: %s; idle for %s\n", d.fromReady, half)
+	fmt.Fprintf(e.out, "after a graceful restart: every pool reconciled in %s, repaired in %s; idle for %s\n",
+		d.plannedFromReady, d.repairedFromReady, half)
 	before, err := e.server.stats()
 	if err != nil {
 		return err
@@ -60,7 +69,7 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 }
 
 // runBenchRestart builds scale's fleet, kills the server (SIGKILL) and restarts it, and
-// times until every pool was repaired.
+// times until every pool was reconciled, then repaired.
 func runBenchRestart(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err := e.buildFleet(ctx, r); err != nil {
 		return err
@@ -72,8 +81,10 @@ func runBenchRestart(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err != nil {
 		return err
 	}
-	r.RestartReconciledS = ptr(round2(d.fromStart.Seconds()))
-	r.FullReconcileMS = ptr(round1(float64(d.fromReady.Microseconds()) / 1000))
+	r.RestartReconciledS = ptr(round2(d.plannedFromStart.Seconds()))
+	r.RestartRepairedS = ptr(round2(d.repairedFromStart.Seconds()))
+	r.FullReconcileMS = ptr(msOf(d.plannedFromReady))
+	r.FullRepairMS = ptr(msOf(d.repairedFromReady))
 	st, err := e.server.stats()
 	if err == nil {
 		r.PeakRSSMB = ptr(round1(float64(st.hwmKB) / 1024))
@@ -126,15 +137,18 @@ func (e *benchEnv) runningInstances(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// reconcileTimes is how long after a restart every pool had been repaired.
+// reconcileTimes is how long after a restart every pool had been reconciled (planned
+// against the store) and repaired (checked against its provider and forge), from the
+// process's start and from the moment it answered HTTP.
 type reconcileTimes struct {
-	fromStart, fromReady time.Duration
+	plannedFromStart, plannedFromReady   time.Duration
+	repairedFromStart, repairedFromReady time.Duration
 }
 
-// restartAndReconcile starts the server again and waits until the provider wrapper has
-// logged, for every pool, a ListInstances (the repair of the pool's first reconcile)
-// that ended after the restart.
+// restartAndReconcile starts the server again and waits until its log says that every
+// pool was reconciled, then repaired, since the start (the reconciler logs both once).
 func (e *benchEnv) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
+	logSize := fileSize(e.path("server.log"))
 	if err := e.startServer(ctx); err != nil {
 		return reconcileTimes{}, err
 	}
@@ -142,43 +156,60 @@ func (e *benchEnv) restartAndReconcile(ctx context.Context) (reconcileTimes, err
 	ctx, cancel := context.WithTimeout(ctx, benchReconcileTimeout)
 	defer cancel()
 	for {
-		calls, err := readProvCalls(e.providerCallLog())
+		planned, repaired, err := firstPassTimes(e.path("server.log"), logSize)
 		if err != nil {
 			return reconcileTimes{}, err
 		}
-		last, done := lastRepair(calls, e.pools, started)
-		if done {
-			return reconcileTimes{fromStart: last.Sub(started), fromReady: last.Sub(ready)}, nil
+		if !planned.IsZero() && !repaired.IsZero() {
+			return reconcileTimes{
+				plannedFromStart: planned.Sub(started), plannedFromReady: max(0, planned.Sub(ready)),
+				repairedFromStart: repaired.Sub(started), repairedFromReady: max(0, repaired.Sub(ready)),
+			}, nil
 		}
-		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
-			return reconcileTimes{}, fmt.Errorf("waiting for every pool's repair after the restart: %w", err)
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return reconcileTimes{}, fmt.Errorf("waiting for every pool's first reconcile and repair after the restart: %w", err)
 		}
 	}
 }
 
-// lastRepair returns when the last pool's first ListInstances after since ended, and
-// whether every pool had one.
-func lastRepair(calls []provCall, pools []benchPool, since time.Time) (time.Time, bool) {
-	first := map[string]time.Time{}
-	for _, c := range calls {
-		if c.command != "ListInstances" || c.start.Before(since) {
-			continue
-		}
-		if t, ok := first[c.pool]; !ok || c.end.Before(t) {
-			first[c.pool] = c.end
+// firstPassTimes reads the server log from offset on and returns the times of the
+// reconciler's "every pool reconciled" and "every pool repaired" lines (zero if absent).
+func firstPassTimes(path string, offset int64) (planned, repaired time.Time, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return planned, repaired, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return planned, repaired, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.Contains(line, "every pool reconciled since the start"):
+			planned = logTime(line)
+		case strings.Contains(line, "every pool repaired since the start"):
+			repaired = logTime(line)
 		}
 	}
-	var last time.Time
-	for _, p := range pools {
-		t, ok := first[p.id]
-		if !ok {
-			return time.Time{}, false
-		}
-		if t.After(last) {
-			last = t
-		}
+	return planned, repaired, sc.Err()
+}
+
+// logTime parses the time= attribute of a text log line (zero when absent).
+func logTime(line string) time.Time {
+	const key = "time="
+	i := strings.Index(line, key)
+	if i < 0 {
+		return time.Time{}
 	}
-	return last, true
+	v, _, _ := strings.Cut(line[i+len(key):], " ")
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // churn deletes 10% of the instances per minute through the API, in steps every 6 s,

@@ -33,6 +33,7 @@ func TestBenchCmdScenarios(t *testing.T) {
 		{"intake", 0.005, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
 		{"burst", 0.01, []string{"webhook_to_create_ms", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
 			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb"}},
+		{"restart", 0.001, []string{"restart_reconciled_s", "restart_repaired_s", "full_reconcile_ms", "full_repair_ms", "cpu_seconds", "peak_rss_mb"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
@@ -50,6 +51,9 @@ func TestBenchCmdScenarios(t *testing.T) {
 				}
 			}
 			checkBenchSane(t, o.jsonFile)
+			if tt.scenario == "restart" {
+				return // no chart
+			}
 			if svg, err := os.ReadFile(o.svgFile); err != nil || !strings.HasPrefix(string(svg), "<svg") {
 				t.Errorf("no SVG chart: %v", err)
 			}
@@ -134,5 +138,27 @@ func TestBenchCmdSVG(t *testing.T) {
 		if !strings.Contains(svg, want) {
 			t.Errorf("SVG lacks %q", want)
 		}
+	}
+}
+
+// TestFirstPassTimes reads the reconciler's first-pass lines after an offset.
+func TestFirstPassTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "server.log")
+	old := "time=2026-01-01T00:00:00Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=9\n"
+	log := "time=2026-01-02T00:00:01.5Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=1\n" +
+		"time=2026-01-02T00:00:03Z level=INFO msg=\"reconcile: every pool repaired since the start\" seconds=3\n"
+	if err := os.WriteFile(path, []byte(old+log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planned, repaired, err := firstPassTimes(path, int64(len(old)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := time.Date(2026, 1, 2, 0, 0, 1, 5e8, time.UTC)
+	if !planned.Equal(want) || !repaired.Equal(want.Add(1500*time.Millisecond)) {
+		t.Fatalf("planned %v repaired %v", planned, repaired)
+	}
+	if p, r, _ := firstPassTimes(path, int64(len(old)+len(log))); !p.IsZero() || !r.IsZero() {
+		t.Fatal("lines before the offset were read")
 	}
 }
