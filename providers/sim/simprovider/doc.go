@@ -24,6 +24,15 @@
 // Mutations are serialised by an flock on <state_dir>/.lock and records are
 // replaced by atomic rename, so concurrent invocations are safe.
 //
+// ListInstances of one pool reads only that pool's records, through an index of
+// empty marker files <state_dir>/pools/<pool_id>/<provider_id>. A marker is added
+// (under the lock) before its record is written and removed after it is deleted;
+// markers left without a record by a crash are skipped and pruned by listings.
+// <state_dir>/pools/.index-v1 says the index is complete; a state dir without it
+// (from an older version) is indexed once, under the lock, by the first listing of
+// a pool. Pool ids that are not plain file names (letters, digits, ".", "_", "-")
+// are not indexed: their pools, and ListInstances without a pool id, read every record.
+//
 // # Script boot
 //
 // With boot = "script", CreateInstance (after the boot delay and failure draw) renders

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -107,7 +106,7 @@ func (p *Provider) createLocked(ctx context.Context, r *Record, script []byte) e
 			return err
 		}
 	}
-	if err := p.store.write(*r); err != nil {
+	if err := p.store.create(*r); err != nil {
 		_ = p.store.teardown(ctx, *r)
 		return err
 	}
@@ -146,18 +145,13 @@ func (p *Provider) DeleteInstance(ctx context.Context, instance string) error {
 }
 
 // remove tears r down (outside the lock: it may wait for processes), then
-// removes its record under the lock; sdk.ErrNotFound if that is already gone.
+// removes its record and index marker under the lock; sdk.ErrNotFound if the
+// record is already gone.
 func (p *Provider) remove(ctx context.Context, r Record) error {
 	if err := p.store.teardown(ctx, r); err != nil {
 		return err
 	}
-	return p.store.withLock(func() error {
-		err := os.Remove(p.store.path(r.ProviderID))
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("instance %q: %w", r.Name, sdk.ErrNotFound)
-		}
-		return err
-	})
+	return p.store.withLock(func() error { return p.store.removeLocked(r) })
 }
 
 // GetInstance returns one record. The status stays running while the record

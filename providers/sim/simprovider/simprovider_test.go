@@ -15,7 +15,7 @@ import (
 	"github.com/garrison-ci/garrison/provider/sdk"
 )
 
-func newTestProvider(t *testing.T, b Behaviour, controller string) *Provider {
+func newTestProvider(t testing.TB, b Behaviour, controller string) *Provider {
 	t.Helper()
 	p, err := NewWithConfig(Config{StateDir: t.TempDir(), Behaviour: b}, sdk.Environment{ControllerID: controller})
 	if err != nil {

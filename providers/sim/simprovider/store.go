@@ -130,8 +130,55 @@ func (s *store) write(r Record) error {
 	return os.Rename(tmp.Name(), s.path(r.ProviderID))
 }
 
-// all returns every record of controller (optionally only of poolID).
+// create stores a new record: its pool index marker first, then the record, so
+// a record never lacks its marker. The state lock must be held.
+func (s *store) create(r Record) error {
+	if err := s.addMarker(r); err != nil {
+		return err
+	}
+	if err := s.write(r); err != nil {
+		_ = s.dropMarker(r.PoolID, r.ProviderID)
+		return err
+	}
+	return nil
+}
+
+// removeLocked deletes r's record, then its marker in the pool index (of the pool
+// recorded now); sdk.ErrNotFound if the record is gone. The state lock must be held.
+func (s *store) removeLocked(r Record) error {
+	if cur, err := s.read(s.path(r.ProviderID)); err == nil {
+		r.PoolID = cur.PoolID
+	}
+	err := os.Remove(s.path(r.ProviderID))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("instance %q: %w", r.Name, sdk.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.dropMarker(r.PoolID, r.ProviderID); err != nil {
+		// The instance is gone; a stale marker is pruned by the next listing.
+		fmt.Fprintf(os.Stderr, "sim: instance %s: %v\n", r.Name, err)
+	}
+	return nil
+}
+
+// all returns every record of controller (optionally only of poolID). A pool
+// whose id is a safe name is read through the pool index, others by a full scan.
 func (s *store) all(controller, poolID string) ([]Record, error) {
+	if poolID != "" && indexable(poolID) {
+		if err := s.ensureIndex(); err != nil {
+			return nil, err
+		}
+		return s.inPool(controller, poolID)
+	}
+	return s.scan(func(r Record) bool {
+		return r.ControllerID == controller && (poolID == "" || r.PoolID == poolID)
+	})
+}
+
+// scan reads every record and returns those keep accepts.
+func (s *store) scan(keep func(Record) bool) ([]Record, error) {
 	entries, err := os.ReadDir(s.instances())
 	if err != nil {
 		return nil, err
@@ -148,7 +195,7 @@ func (s *store) all(controller, poolID string) ([]Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.ControllerID == controller && (poolID == "" || r.PoolID == poolID) {
+		if keep(r) {
 			out = append(out, r)
 		}
 	}
