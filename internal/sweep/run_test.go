@@ -83,3 +83,47 @@ func TestRunSweepsSoonAfterStart(t *testing.T) {
 		<-done
 	})
 }
+
+// lateEntity is a store whose one entity appears only after appear is closed.
+type lateEntity struct {
+	oneEntity
+	appear chan struct{}
+}
+
+func (s lateEntity) ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error) {
+	select {
+	case <-s.appear:
+		return s.oneEntity.ListEntities(ctx, f)
+	default:
+		return nil, nil
+	}
+}
+
+// TestRunSweepsNewEntitiesSoon checks that an entity added while the sweeper runs is
+// swept within two StartDelays, not a whole Interval later.
+func TestRunSweepsNewEntitiesSoon(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &countingForge{}
+		st := lateEntity{oneEntity: oneEntity{e: garrison.Entity{ID: "e1", Type: garrison.Repository, Owner: "o", Name: "r"}},
+			appear: make(chan struct{})}
+		s, err := New(Options{
+			Store:      st,
+			Forges:     func(context.Context, garrison.Entity) (Forge, error) { return f, nil },
+			Interval:   time.Hour,
+			StartDelay: time.Minute,
+		})
+		must(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		time.Sleep(time.Second)
+		close(st.appear) // created through the API a second after the start
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if got := f.calls.Load(); got != 1 {
+			t.Errorf("sweeps of the new entity within two minutes = %d, want 1", got)
+		}
+		cancel()
+		<-done
+	})
+}

@@ -111,7 +111,8 @@ func (s *Sweeper) SweepEntity(ctx context.Context, e garrison.Entity) (Stats, er
 }
 
 // Run sweeps each entity on its own jittered ticker until ctx ends, following entities as
-// they are created and deleted (the entity list is re-read every Interval).
+// they are created and deleted (the entity list is re-read every StartDelay, so a new
+// entity is first swept within two StartDelays).
 func (s *Sweeper) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	loops := map[string]context.CancelFunc{}
@@ -132,7 +133,7 @@ func (s *Sweeper) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(s.o.Interval):
+		case <-time.After(s.o.StartDelay):
 		}
 	}
 }
