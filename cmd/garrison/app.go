@@ -91,6 +91,7 @@ func (a *app) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 		Logger:       a.logger,
 		Registerer:   a.metrics.Registry,
 		Notify:       a.notifyPools,
+		CacheTTL:     intake.DefaultCacheTTL,
 	})
 	if err != nil {
 		return nil, err

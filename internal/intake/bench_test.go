@@ -3,13 +3,26 @@ package intake
 import (
 	"net/http"
 	"testing"
+	"time"
 )
 
 // BenchmarkIntake measures signed deliveries through the receiver into a real SQLite
-// ledger: each iteration is one new queued job (signature check, routing reads, one
-// ledger write, notify).
+// ledger, as the server runs it (routing data cached for DefaultCacheTTL on the real
+// clock): each iteration is one new queued job (signature check, routing from the cache,
+// one ledger write, notify).
 func BenchmarkIntake(b *testing.B) {
-	e := newEnv(b)
+	benchIntake(b, newEnv(b, realClock))
+}
+
+// BenchmarkIntakeUncached is BenchmarkIntake with the cache off: every delivery reads the
+// controller id, the endpoints, the entity (unsealing its secret) and its pools.
+func BenchmarkIntakeUncached(b *testing.B) {
+	benchIntake(b, newEnv(b, realClock, withCacheTTL(0)))
+}
+
+func realClock(o *Options) { o.Now = time.Now }
+
+func benchIntake(b *testing.B, e *env) {
 	ds := make([]delivery, 0, 1024)
 	for i := range cap(ds) {
 		ds = append(ds, gh(queued(int64(i+1), stdLabels...), "bench-"+itoa(int64(i))))
@@ -34,7 +47,7 @@ func BenchmarkIntake(b *testing.B) {
 // BenchmarkIntakeDuplicate measures redelivered duplicates: signature check and routing,
 // answered from the delivery memory without touching the ledger.
 func BenchmarkIntakeDuplicate(b *testing.B) {
-	e := newEnv(b)
+	e := newEnv(b, realClock)
 	d := gh(queued(1, stdLabels...), "dup")
 	if w := e.send(d); w.Code != http.StatusOK {
 		b.Fatalf("status %d", w.Code)

@@ -31,6 +31,19 @@
 //     because the ledger's forward-only rule makes a replay that slips past it harmless.
 //  9. The job rules (W-9) and side effects (W-10).
 //
+// # Cache
+//
+// What every delivery reads before its job is written (the controller id, the endpoints
+// of the forge type, the entity with its webhook secret, the entity's pools) is kept for
+// Options.CacheTTL (cache.go; the server uses DefaultCacheTTL, 1 s; 0 disables it), so a
+// steady stream of deliveries costs one ledger write each. Cached data only ever accept:
+// a path naming another controller, no matching endpoint or entity, a signature that does
+// not verify, or a queued job no cached pool can serve is decided again on a fresh read,
+// and refused only if that refuses too. A pool, entity, endpoint or secret is therefore
+// honoured by the next delivery; a removal or a replaced secret takes up to the TTL to
+// refuse deliveries. Entities are only cached when they exist, and expired entries are
+// swept, so the cache is bounded by what the store holds.
+//
 // # Ledger and side effects
 //
 // A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded only

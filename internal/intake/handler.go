@@ -23,6 +23,7 @@ type Handler struct {
 	m     *metrics
 	logs  *logLimiter
 	seen  *deliveries
+	cache *cache
 	bufs  sync.Pool // of *bytes.Buffer, for bodies
 }
 
@@ -39,9 +40,10 @@ func New(opts Options) (*Handler, error) {
 	}
 	return &Handler{
 		opts: o, store: o.Store, m: m,
-		logs: newLogLimiter(o.Logger, o.LogEvery, o.Now),
-		seen: newDeliveries(o.DeliveryCache),
-		bufs: sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		logs:  newLogLimiter(o.Logger, o.LogEvery, o.Now),
+		seen:  newDeliveries(o.DeliveryCache),
+		cache: newCache(o),
+		bufs:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 	}, nil
 }
 
@@ -82,7 +84,10 @@ func (h *Handler) checkController(ctx context.Context, path string) (reply, bool
 	if id == "" {
 		return reply{}, false
 	}
-	ours, err := h.opts.ControllerID(ctx)
+	ours, cached, err := h.cache.controllerID(ctx, false)
+	if err == nil && cached && !strings.EqualFold(id, ours) {
+		ours, _, err = h.cache.controllerID(ctx, true) // refuse on fresh data only
+	}
 	if err != nil {
 		h.logs.logf(ctx, slog.LevelError, ResultError, "webhook: read controller id", "err", err)
 		return errReply(ResultError, err), true
@@ -130,11 +135,7 @@ func (h *Handler) delivery(ctx context.Context, hdr http.Header, meta webhook.Me
 			"delivery", meta.DeliveryID, "forge", meta.Forge, "target_type", meta.TargetType, "err", garrison.MessageOf(err))
 		return errReply(ResultMalformed, err)
 	}
-	cands, rp, ok := h.route(ctx, ev)
-	if !ok {
-		return rp
-	}
-	ent, rp, ok := h.verify(ctx, hdr, raw, ev, cands)
+	ent, rp, ok := h.resolve(ctx, hdr, raw, ev)
 	if !ok {
 		return rp
 	}
@@ -152,7 +153,11 @@ func (h *Handler) delivery(ctx context.Context, hdr http.Header, meta webhook.Me
 // field of a form-encoded body (GitHub's other content type; the HMAC still covers the
 // raw body).
 func jsonPayload(hdr http.Header, raw []byte) []byte {
-	ct, _, err := mime.ParseMediaType(hdr.Get("Content-Type"))
+	h := hdr.Get("Content-Type")
+	if h == "" || h == "application/json" {
+		return raw // the common cases, without parsing
+	}
+	ct, _, err := mime.ParseMediaType(h)
 	if err != nil || ct != "application/x-www-form-urlencoded" {
 		return raw
 	}

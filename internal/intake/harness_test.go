@@ -10,12 +10,15 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/store/sqlite"
 	"github.com/garrison-ci/garrison/internal/store/storetest"
 )
@@ -29,23 +32,26 @@ const (
 
 // env is a receiver on a real SQLite store with a GitHub repository (octo-org/octo-repo on
 // github.com, pool tags self-hosted+linux, instance garm-abc123) and a Gitea organization
-// (org1, pool tag ubuntu-latest).
+// (org1, pool tag ubuntu-latest). The receiver caches for DefaultCacheTTL on the env's
+// clock, which only moves when a test advances it.
 type env struct {
-	t      testing.TB
-	st     *sqlite.Store
-	h      *Handler
-	reg    *prometheus.Registry
-	ctrlID string
-	repo   garrison.Entity
-	org    garrison.Entity
-	pool   garrison.Pool
-	gpool  garrison.Pool
+	t     testing.TB
+	st    *sqlite.Store
+	h     *Handler
+	reg   *prometheus.Registry
+	clock *fakeClock
+	reads *readCounts
+	repo  garrison.Entity
+	org   garrison.Entity
+	pool  garrison.Pool
+	gpool garrison.Pool
 
-	mu       sync.Mutex // guards notified
+	mu       sync.Mutex // guards notified and ctrlID
 	notified []string
+	ctrlID   string
 }
 
-func newEnv(t testing.TB) *env {
+func newEnv(t testing.TB, opts ...func(*Options)) *env {
 	t.Helper()
 	ctx := t.Context()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "g.db"), storetest.NewSealer("test"))
@@ -53,7 +59,7 @@ func newEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	e := &env{t: t, st: st, reg: prometheus.NewRegistry()}
+	e := &env{t: t, st: st, reg: prometheus.NewRegistry(), clock: newFakeClock(), reads: &readCounts{}}
 	ctrl, err := st.Controller(ctx)
 	must(t, err)
 	e.ctrlID = ctrl.ID
@@ -67,12 +73,79 @@ func newEnv(t testing.TB) *env {
 	must(t, err)
 	e.org = e.entity("gitea-local", garrison.Gitea, garrison.Entity{Type: garrison.Organization, Name: "org1", WebhookSecret: giteaSecret})
 	e.gpool = e.newPool(e.org.ID, "ubuntu-latest")
-	e.h, err = New(Options{
-		Store: st, Registerer: e.reg, Notify: e.notify,
-		ControllerID: func(ctx context.Context) (string, error) { return e.ctrlID, nil },
-	})
+	o := Options{
+		Store: countingStore{st, e.reads}, Registerer: e.reg, Notify: e.notify,
+		ControllerID: e.controllerID, Now: e.clock.Now, CacheTTL: DefaultCacheTTL,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	e.h, err = New(o)
 	must(t, err)
 	return e
+}
+
+// withCacheTTL sets Options.CacheTTL.
+func withCacheTTL(ttl time.Duration) func(*Options) {
+	return func(o *Options) { o.CacheTTL = ttl }
+}
+
+func (e *env) controllerID(context.Context) (string, error) {
+	e.reads.controller.Add(1)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ctrlID, nil
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex // guards now
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Now()} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// readCounts counts the routing reads the receiver makes.
+type readCounts struct {
+	controller, endpoints, entities, pools atomic.Int64
+}
+
+// total is the number of routing reads so far.
+func (r *readCounts) total() int64 {
+	return r.controller.Load() + r.endpoints.Load() + r.entities.Load() + r.pools.Load()
+}
+
+// countingStore is the SQLite store, counting the routing reads.
+type countingStore struct {
+	*sqlite.Store
+	n *readCounts
+}
+
+func (s countingStore) ListEndpoints(ctx context.Context, t garrison.ForgeType) ([]garrison.Endpoint, error) {
+	s.n.endpoints.Add(1)
+	return s.Store.ListEndpoints(ctx, t)
+}
+
+func (s countingStore) ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error) {
+	s.n.entities.Add(1)
+	return s.Store.ListEntities(ctx, f)
+}
+
+func (s countingStore) ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error) {
+	s.n.pools.Add(1)
+	return s.Store.ListPools(ctx, f)
 }
 
 func (e *env) entity(endpoint string, ft garrison.ForgeType, ent garrison.Entity) garrison.Entity {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
@@ -320,27 +321,41 @@ func TestWebhooks(t *testing.T) {
 			}, status: 200, result: ResultEntityUnknown}},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			if tt.setup != nil {
-				tt.setup(e)
-			}
-			for i, s := range tt.steps {
-				before := float64(0)
-				if s.result != "" {
-					before = e.count(s.result)
+	for _, mode := range cacheModes {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				e := newEnv(t, withCacheTTL(mode.ttl))
+				if tt.setup != nil {
+					tt.setup(e)
 				}
-				w := e.send(s.d(e))
-				checkReply(t, i, w.Code, w.Header(), w.Body.Bytes(), s)
-				if s.result != "" && e.count(s.result) != before+1 {
-					t.Fatalf("step %d: result %s not counted", i, s.result)
+				for i, s := range tt.steps {
+					e.sendStep(t, i, s)
 				}
-			}
-			if tt.check != nil {
-				tt.check(t, e)
-			}
-		})
+				if tt.check != nil {
+					tt.check(t, e)
+				}
+			})
+		}
+	}
+}
+
+// cacheModes are the receiver's two ways of reading: through its cache, and without one.
+var cacheModes = []struct {
+	name string
+	ttl  time.Duration
+}{{"cached", DefaultCacheTTL}, {"uncached", 0}}
+
+// sendStep sends step i and checks its answer and the result counted.
+func (e *env) sendStep(t *testing.T, i int, s step) {
+	t.Helper()
+	before := float64(0)
+	if s.result != "" {
+		before = e.count(s.result)
+	}
+	w := e.send(s.d(e))
+	checkReply(t, i, w.Code, w.Header(), w.Body.Bytes(), s)
+	if s.result != "" && e.count(s.result) != before+1 {
+		t.Fatalf("step %d: result %s not counted", i, s.result)
 	}
 }
 

@@ -41,6 +41,7 @@ var allResults = []Result{
 // metrics are the receiver's collectors; nil collectors when no registerer is given.
 type metrics struct {
 	deliveries *prometheus.CounterVec
+	byResult   map[Result]prometheus.Counter // the children of deliveries, resolved once
 	latency    prometheus.Histogram
 }
 
@@ -56,8 +57,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 		}),
 	}
+	m.byResult = make(map[Result]prometheus.Counter, len(allResults))
 	for _, r := range allResults {
-		m.deliveries.WithLabelValues(string(r))
+		m.byResult[r] = m.deliveries.WithLabelValues(string(r))
 	}
 	if reg == nil {
 		return m, nil
@@ -74,7 +76,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 }
 
 func (m *metrics) observe(r Result, d time.Duration) {
-	m.deliveries.WithLabelValues(string(r)).Inc()
+	c, ok := m.byResult[r]
+	if !ok {
+		c = m.deliveries.WithLabelValues(string(r))
+	}
+	c.Inc()
 	m.latency.Observe(d.Seconds())
 }
 

@@ -53,6 +53,7 @@ const (
 	DefaultMaxBodyBytes  = 1 << 20
 	DefaultDeliveryCache = 8192
 	DefaultLogEvery      = time.Minute
+	DefaultCacheTTL      = time.Second
 )
 
 // Options configure a Handler. Store and ControllerID are required.
@@ -75,6 +76,11 @@ type Options struct {
 	DeliveryCache int
 	// LogEvery is the least time between two logs of the same result (0: DefaultLogEvery).
 	LogEvery time.Duration
+	// CacheTTL is how long the controller id, endpoints, entities and pools read for a
+	// delivery are reused by later ones (0 or negative: not at all, every delivery reads
+	// them; DefaultCacheTTL is the server's choice). Cached data only ever accepts a
+	// delivery: each refusal is decided on a fresh read.
+	CacheTTL time.Duration
 }
 
 // errOptions reports a missing required option.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
-	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // errNotRecorded refuses a new job that no pool can serve and no runner of ours runs
@@ -81,11 +80,11 @@ func validateOwner(ev *webhook.Event, ent garrison.Entity) error {
 
 // target reads the pools matching the job and the instance running it.
 func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.Entity) (target, error) {
-	pools, err := h.store.ListPools(ctx, store.PoolFilter{EntityID: ent.ID})
+	pools, err := h.matchingPools(ctx, ev, ent)
 	if err != nil {
 		return target{}, err
 	}
-	tg := target{pools: garrison.MatchingPools(pools, ev.Labels)}
+	tg := target{pools: pools}
 	if ev.RunnerName == "" {
 		return tg, nil
 	}
@@ -97,6 +96,24 @@ func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.En
 		return target{}, err
 	}
 	return tg, nil
+}
+
+// matchingPools returns the enabled pools of ent that have all of the job's labels. When
+// the cached pools have none and the job is queued, whether it is recorded depends on them
+// (W-9): they are read again, so that a pool created a moment ago gets the job.
+func (h *Handler) matchingPools(ctx context.Context, ev *webhook.Event, ent garrison.Entity) ([]garrison.Pool, error) {
+	pools, cached, err := h.cache.listPools(ctx, ent.ID, false)
+	if err != nil {
+		return nil, err
+	}
+	match := garrison.MatchingPools(pools, ev.Labels)
+	if len(match) > 0 || !cached || ev.Status != string(garrison.JobQueued) {
+		return match, nil
+	}
+	if pools, _, err = h.cache.listPools(ctx, ent.ID, true); err != nil {
+		return nil, err
+	}
+	return garrison.MatchingPools(pools, ev.Labels), nil
 }
 
 // apply is the ledger update, run inside UpsertJob's transaction.
