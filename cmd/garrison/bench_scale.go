@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/garrison-ci/garrison/internal/forgesim"
 )
 
 // msOf is d in milliseconds, to 0.1 ms.
@@ -96,6 +98,9 @@ func runBenchRestart(ctx context.Context, e *benchEnv, r *benchResult) error {
 // buildFleet creates the pools with min idle runners so that they hold the instances,
 // and waits until garrison reports them all running.
 func (e *benchEnv) buildFleet(ctx context.Context, r *benchResult) error {
+	// 10,000 JIT configs and their listings exceed a PAT's 5,000 calls an hour: the
+	// simulator allows what a GitHub App on Enterprise Cloud gets (15,000).
+	e.sim.SetRateLimit(forgesim.RateLimitOptions{Limit: 15000})
 	pools, insts := e.o.scaled(1000, 2), e.o.scaled(10000, 20)
 	per := uint(max(1, insts/pools))
 	repos, err := e.setupRepos(ctx, (pools+9)/10, false)
