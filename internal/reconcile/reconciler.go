@@ -110,14 +110,16 @@ type Reconciler struct {
 	// opsStarted counts operations ever started (tests wait for quiet).
 	opsStarted atomic.Int64
 
-	mu         sync.Mutex                  // guards the maps below
-	inflight   map[string]string           // instance name -> pool id, while an operation runs
-	notBefore  map[string]time.Time        // next delete attempt of an instance after a failure
-	delFails   map[string]int              // consecutive delete failures per instance
-	lastRepair map[string]time.Time        // pool id -> last three-way repair
-	repairing  map[string]bool             // pool ids whose repair runs
-	unserved   map[string]map[int64]string // entity id -> job id -> why it gets no runner
-	reasons    map[string]map[string]int   // entity id -> reason -> jobs (for logging)
+	mu         sync.Mutex           // guards the maps below
+	inflight   map[string]string    // instance name -> pool id, while an operation runs
+	notBefore  map[string]time.Time // next delete attempt of an instance after a failure
+	delFails   map[string]int       // consecutive delete failures per instance
+	lastRepair map[string]time.Time // pool id -> last three-way repair
+	repairing  map[string]bool      // pool ids whose repair runs
+	// runnerLists caches each entity's forge runners for the repairs of its pools.
+	runnerLists map[string]runnerList
+	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
+	reasons     map[string]map[string]int   // entity id -> reason -> jobs (for logging)
 }
 
 // New returns a Reconciler.
@@ -129,7 +131,7 @@ func New(o Options) (*Reconciler, error) {
 	r := &Reconciler{
 		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
-		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, unserved: map[string]map[int64]string{},
+		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{},
 		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
 		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,

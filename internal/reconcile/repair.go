@@ -156,7 +156,7 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 	if err != nil {
 		return err
 	}
-	runners, err := f.ListRunners(ctx, env.entity)
+	runners, err := r.entityRunners(ctx, env, f)
 	if err != nil {
 		return fmt.Errorf("list forge runners: %w", err)
 	}
@@ -173,4 +173,35 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 			env.attrs(slog.String("runner", rn.Name), slog.Int64("runner_id", rn.ID), slog.Any("error", err))...)
 	}
 	return nil
+}
+
+// runnerListTTL is how long one listing of an entity's forge runners serves the repairs
+// of its pools: an entity with many pools is listed once, not once per pool. A listing
+// only proposes candidates; each is checked against the store before it is removed.
+const runnerListTTL = time.Minute
+
+// runnerList is an entity's forge runners as listed at a time.
+type runnerList struct {
+	at      time.Time
+	runners []Runner
+}
+
+// entityRunners lists the entity's forge runners, reusing a listing younger than
+// runnerListTTL.
+func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]Runner, error) {
+	now := r.o.Now()
+	r.mu.Lock()
+	l, ok := r.runnerLists[env.entity.ID]
+	r.mu.Unlock()
+	if ok && now.Sub(l.at) < runnerListTTL && !now.Before(l.at) {
+		return l.runners, nil
+	}
+	runners, err := f.ListRunners(ctx, env.entity)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.runnerLists[env.entity.ID] = runnerList{at: now, runners: runners}
+	r.mu.Unlock()
+	return runners, nil
 }

@@ -182,3 +182,43 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// countingForge counts ListRunners calls.
+type countingForge struct {
+	Forge
+	mu    sync.Mutex
+	lists int
+}
+
+func (c *countingForge) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.Forge.ListRunners(ctx, e)
+}
+
+// TestRepairsShareTheEntityRunnerListing: the repairs of an entity's pools list its forge
+// runners once per runnerListTTL, not once per pool.
+func TestRepairsShareTheEntityRunnerListing(t *testing.T) {
+	h := newHarness(t)
+	pools := []garrison.Pool{h.pool(0, 2, ""), h.pool(0, 2, ""), h.pool(0, 2, "")}
+	cf := &countingForge{Forge: h.forge}
+	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{cf},
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Now: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pools {
+		h.pass(r, p.ID) // the first reconcile of each pool repairs it
+	}
+	if cf.lists != 1 {
+		t.Fatalf("forge listings for 3 pools' repairs = %d, want 1", cf.lists)
+	}
+	h.advance(6 * time.Minute) // the next repairs are due, the listing is stale
+	for _, p := range pools {
+		h.pass(r, p.ID)
+	}
+	if cf.lists != 2 {
+		t.Fatalf("forge listings after the TTL = %d, want 2", cf.lists)
+	}
+}
