@@ -160,8 +160,12 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 	if err != nil {
 		return fmt.Errorf("list forge runners: %w", err)
 	}
+	known := make(map[string]bool, len(env.instances))
+	for _, in := range env.instances {
+		known[in.Name] = true // recorded when the pool was loaded: no store read needed
+	}
 	for _, rn := range runners {
-		if rn.Busy || !ownsRunnerName(env.pool, rn.Name) {
+		if rn.Busy || known[rn.Name] || !ownsRunnerName(env.pool, rn.Name) {
 			continue
 		}
 		_, err := r.o.Store.Instance(ctx, rn.Name)
