@@ -154,14 +154,11 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
 // Notify and every ResyncInterval. It returns after running operations have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
-	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{})
+	pools, err := r.resync(ctx)
 	if err != nil {
-		return fmt.Errorf("reconcile: list pools: %w", err)
+		return err
 	}
 	r.passes.start(pools)
-	for _, p := range pools {
-		r.q.Add(p.ID)
-	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -182,23 +179,23 @@ func (r *Reconciler) resyncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := r.resync(ctx); err != nil && ctx.Err() == nil {
+			if _, err := r.resync(ctx); err != nil && ctx.Err() == nil {
 				r.log.Warn("reconcile: resync failed", slog.Any("error", err))
 			}
 		}
 	}
 }
 
-// resync enqueues every pool.
-func (r *Reconciler) resync(ctx context.Context) error {
+// resync enqueues every pool and returns them.
+func (r *Reconciler) resync(ctx context.Context) ([]garrison.Pool, error) {
 	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{})
 	if err != nil {
-		return fmt.Errorf("reconcile: list pools: %w", err)
+		return nil, fmt.Errorf("reconcile: list pools: %w", err)
 	}
 	for _, p := range pools {
 		r.q.Add(p.ID)
 	}
-	return nil
+	return pools, nil
 }
 
 // reconcile is the queue handler for one pool key.

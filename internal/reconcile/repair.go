@@ -98,6 +98,13 @@ func (r *Reconciler) busyNames() map[string]bool {
 	return out
 }
 
+// isBusy reports whether an operation on the named instance is in flight now.
+func (r *Reconciler) isBusy(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight[name] != ""
+}
+
 // removeStrays deletes provider instances that have no record.
 func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance) {
 	known := map[string]bool{}
@@ -126,7 +133,7 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 	for _, in := range rows {
 		// An instance an operation works on, or one changed after the listing began (an
 		// operation that ended meanwhile), may be missing from the listing rightly.
-		if busy[in.Name] || r.busyNames()[in.Name] || !in.UpdatedAt.Before(listedAt) {
+		if busy[in.Name] || r.isBusy(in.Name) || !in.UpdatedAt.Before(listedAt) {
 			continue
 		}
 		switch in.Status {
