@@ -27,6 +27,9 @@ type benchOptions struct {
 	baseDir string
 	// self runs this binary: the server child process and the provider wrapper.
 	self selfCommand
+	// simProvider is the standalone simulation provider executable ("" = self's
+	// `dev sim-provider`).
+	simProvider string
 }
 
 // benchScenario is one named load: run drives an environment and fills the result.
@@ -76,6 +79,9 @@ Scenarios: ` + benchScenarioNames(),
 				return fmt.Errorf("finding this executable: %w", err)
 			}
 			o.self = selfCommand{argv: []string{exe}}
+			if o.simProvider, err = findSimProvider(o.simProvider, exe); err != nil {
+				return err
+			}
 			_, err = runBench(cmd.Context(), o, cmd.OutOrStdout())
 			return err
 		},
@@ -88,6 +94,7 @@ Scenarios: ` + benchScenarioNames(),
 	f.StringVar(&o.jsonFile, "json", "", "write the figures as JSON to this file")
 	f.StringVar(&o.svgFile, "svg", "", "write an SVG chart of queue time over the run to this file")
 	f.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server over the measured window to this file")
+	f.StringVar(&o.simProvider, "sim-provider", "", "standalone simulation provider executable (go build -o DIR/garrison-provider-sim ./providers/sim; default: that name beside this binary if present, else this binary)")
 	f.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server.log, provider-calls.log, data/)")
 	return cmd
 }
@@ -145,6 +152,7 @@ func runBench(ctx context.Context, o benchOptions, out io.Writer) (benchResult, 
 		return benchResult{}, err
 	}
 	r := newBenchResult(o)
+	r.Notes = append(r.Notes, simProviderNote(o.simProvider))
 	start := time.Now()
 	runErr := sc.run(ctx, e, &r)
 	if err := e.waitProfile(); err != nil {

@@ -49,7 +49,7 @@ func newBenchEnv(ctx context.Context, o benchOptions, out io.Writer) (*benchEnv,
 		return nil, err
 	}
 	d := &demo{out: out, dir: dir, pat: "ghp_bench" + randomToken(12), queued: map[int64]time.Time{},
-		opts: demoOptions{self: o.self, bootDelay: o.bootDelay, jobDuration: time.Second, baseDir: o.baseDir}}
+		opts: demoOptions{self: o.self, simProvider: o.simProvider, bootDelay: o.bootDelay, jobDuration: time.Second, baseDir: o.baseDir}}
 	e := &benchEnv{demo: d, o: o, secrets: map[string]string{}}
 	if err := e.start(ctx); err != nil {
 		return nil, errors.Join(err, e.close(false))
@@ -105,17 +105,23 @@ func (e *benchEnv) startServer(ctx context.Context) error {
 // providerCallLog is the provider wrapper's log: one line per call.
 func (e *benchEnv) providerCallLog() string { return e.path("provider-calls.log") }
 
-// providerWrapper runs the demo's provider script and logs, per call, its start and end
-// (Unix nanoseconds), exit code, command and pool id.
+// providerWrapper runs the simulation provider and logs, per call, its start and end
+// (Unix nanoseconds), exit code, command and pool id. It is bash for $EPOCHREALTIME: two
+// `date` processes per call would cost as much as a standalone provider's whole run.
 func (e *benchEnv) providerWrapper() string {
-	return fmt.Sprintf(`#!/bin/sh
+	target := e.path("bin", "garrison-provider-sim")
+	if e.o.simProvider != "" {
+		target = e.o.simProvider // run directly: no inner script
+	}
+	return fmt.Sprintf(`#!/bin/bash
 # written by garrison bench: times every provider call
-t0=$(date +%%s%%N)
+t0=${EPOCHREALTIME//[.,]/}
 %s "$@"
 rc=$?
-echo "$t0 $(date +%%s%%N) $rc ${GARM_COMMAND:-none} ${GARM_POOL_ID:--}" >> %s
+t1=${EPOCHREALTIME//[.,]/}
+echo "${t0}000 ${t1}000 $rc ${GARM_COMMAND:-none} ${GARM_POOL_ID:--}" >> %s
 exit $rc
-`, shellQuote(e.path("bin", "garrison-provider-sim")), shellQuote(e.providerCallLog()))
+`, shellQuote(target), shellQuote(e.providerCallLog()))
 }
 
 // benchSimConfig keeps instances as records only: no process boots; the bench's runners

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,20 +29,29 @@ func TestBenchCmdScenarios(t *testing.T) {
 	}
 	self := selfCommand{env: []string{demoHelperEnv + "=1"}, argv: []string{exe, "-test.run=^TestDemoHelperProcess$", "--"}}
 	tests := []struct {
-		scenario string
-		scale    float64
-		keys     []string
+		scenario   string
+		scale      float64
+		standalone bool // a build of ./providers/sim as the provider
+		keys       []string
 	}{
-		{"intake", 0.005, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
-		{"burst", 0.01, []string{"webhook_to_create_ms", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
+		{"intake", 0.005, false, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
+		{"burst", 0.01, false, []string{"webhook_to_create_ms", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
 			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb"}},
-		{"restart", 0.001, []string{"restart_reconciled_s", "restart_repaired_s", "full_reconcile_ms", "full_repair_ms", "cpu_seconds", "peak_rss_mb"}},
+		{"restart", 0.001, false, []string{"restart_reconciled_s", "restart_repaired_s", "full_reconcile_ms", "full_repair_ms", "cpu_seconds", "peak_rss_mb"}},
+		{"burst", 0.01, true, []string{"webhook_to_create_ms", "jobs_completed", "instances_leaked", "provider_calls"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.scenario, func(t *testing.T) {
+		name := tt.scenario
+		if tt.standalone {
+			name += "/standalone-provider"
+		}
+		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			o := benchOptions{scenario: tt.scenario, scale: tt.scale, duration: 2 * time.Second, baseDir: t.TempDir(),
 				jsonFile: filepath.Join(dir, "r.json"), svgFile: filepath.Join(dir, "r.svg"), self: self}
+			if tt.standalone {
+				o.simProvider = buildSimProvider(t)
+			}
 			var out bytes.Buffer
 			if _, err := runBench(t.Context(), o, &out); err != nil {
 				t.Fatalf("bench: %v\n%s", err, out.String())
@@ -51,6 +63,7 @@ func TestBenchCmdScenarios(t *testing.T) {
 				}
 			}
 			checkBenchSane(t, o.jsonFile)
+			checkProviderNote(t, o)
 			if tt.scenario == "restart" {
 				return // no chart
 			}
@@ -58,6 +71,37 @@ func TestBenchCmdScenarios(t *testing.T) {
 				t.Errorf("no SVG chart: %v", err)
 			}
 		})
+	}
+}
+
+// buildSimProvider builds ./providers/sim under the name bench looks for and returns it.
+func buildSimProvider(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), simProviderName)
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/garrison-ci/garrison/providers/sim").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the simulation provider: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// checkProviderNote checks that the result names the simulation provider that ran and,
+// for a standalone one, that the server ran it.
+func checkProviderNote(t *testing.T, o benchOptions) {
+	t.Helper()
+	var r benchResult
+	b, err := os.ReadFile(o.jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(r.Notes, simProviderNote(o.simProvider)) {
+		t.Errorf("notes %q do not name the provider %q", r.Notes, o.simProvider)
+	}
+	if o.simProvider != "" && r.ProviderCalls["CreateInstance"] == 0 {
+		t.Errorf("the standalone provider made no instance: calls %v", r.ProviderCalls)
 	}
 }
 
@@ -160,5 +204,49 @@ func TestFirstPassTimes(t *testing.T) {
 	}
 	if p, r, _ := firstPassTimes(path, int64(len(old)+len(log))); !p.IsZero() || !r.IsZero() {
 		t.Fatal("lines before the offset were read")
+	}
+}
+
+func TestFindSimProvider(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "garrison")
+	beside := filepath.Join(dir, simProviderName)
+	other := filepath.Join(t.TempDir(), "sim")
+	plain := filepath.Join(dir, "not-executable")
+	for path, mode := range map[string]os.FileMode{exe: 0o755, other: 0o755, plain: 0o644} {
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := findSimProvider("", exe)
+	if err != nil || got != "" {
+		t.Errorf("nothing beside: got %q, %v; want this binary", got, err)
+	}
+	if err := os.WriteFile(beside, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, given, want string
+		wantErr           bool
+	}{
+		{"found beside the binary", "", beside, false},
+		{"given path wins", other, other, false},
+		{"given directory", dir, "", true},
+		{"given missing file", filepath.Join(dir, "missing"), "", true},
+		{"given non-executable file", plain, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := findSimProvider(tt.given, exe)
+			if tt.wantErr {
+				if !errors.Is(err, errSimProvider) {
+					t.Fatalf("err = %v, want errSimProvider", err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }

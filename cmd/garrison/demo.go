@@ -23,6 +23,9 @@ type demoOptions struct {
 	baseDir string
 	// self runs this binary from the provider and runner wrapper scripts.
 	self selfCommand
+	// simProvider, when set, is a standalone simulation provider executable (a build of
+	// ./providers/sim) run instead of this binary's `dev sim-provider`.
+	simProvider string
 	// scaleDownGrace, when set, is the server's [reconcile] scale_down_grace.
 	scaleDownGrace time.Duration
 }

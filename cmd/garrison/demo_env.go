@@ -98,7 +98,7 @@ func (d *demo) writeFiles() (string, error) {
 		return "", err
 	}
 	provider := filepath.Join(bin, "garrison-provider-sim")
-	if err := writeScript(provider, d.opts.self.script("dev", "sim-provider")); err != nil {
+	if err := writeScript(provider, d.opts.simProviderScript()); err != nil {
 		return "", err
 	}
 	runner := filepath.Join(bin, "garrison-standin-runner")
@@ -238,6 +238,15 @@ func (s selfCommand) script(args ...string) string {
 	}
 	b.WriteString(" \"$@\"\n")
 	return b.String()
+}
+
+// simProviderScript is the provider wrapper script: the standalone simulation provider
+// when one was given, else this binary's `dev sim-provider`.
+func (o demoOptions) simProviderScript() string {
+	if o.simProvider != "" {
+		return selfCommand{env: o.self.env, argv: []string{o.simProvider}}.script()
+	}
+	return o.self.script("dev", "sim-provider")
 }
 
 // shellQuote quotes s for a POSIX shell.
