@@ -59,6 +59,7 @@ func runJobLoad(ctx context.Context, e *benchEnv, r *benchResult, l jobLoad) err
 		return err
 	}
 	e.sim.ResetCalls()
+	e.profileWindow(ctx, l.spread+10*time.Second) // the drain runs on past the spread
 	t0 := time.Now()
 	jobPool, err := e.queueJobs(ctx, runners, l)
 	if err != nil {

@@ -99,6 +99,7 @@ func (e *benchEnv) quietWindow(ctx context.Context, r *benchResult, settle time.
 	if err != nil {
 		return quietMeasure{}, err
 	}
+	e.profileWindow(ctx, e.o.duration)
 	start := time.Now()
 	if err := sleepCtx(ctx, e.o.duration); err != nil {
 		return quietMeasure{}, err

@@ -45,6 +45,7 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err != nil {
 		return err
 	}
+	e.profileWindow(ctx, half)
 	if err := sleepCtx(ctx, half); err != nil {
 		return err
 	}

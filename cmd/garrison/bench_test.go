@@ -51,6 +51,7 @@ func TestBenchCmdScenarios(t *testing.T) {
 				jsonFile: filepath.Join(dir, "r.json"), svgFile: filepath.Join(dir, "r.svg"), self: self}
 			if tt.standalone {
 				o.simProvider = buildSimProvider(t)
+				o.cpuProfile = filepath.Join(dir, "cpu.prof")
 			}
 			var out bytes.Buffer
 			if _, err := runBench(t.Context(), o, &out); err != nil {
@@ -64,6 +65,9 @@ func TestBenchCmdScenarios(t *testing.T) {
 			}
 			checkBenchSane(t, o.jsonFile)
 			checkProviderNote(t, o)
+			if fi, err := os.Stat(o.cpuProfile); o.cpuProfile != "" && (err != nil || fi.Size() == 0) {
+				t.Errorf("--cpuprofile wrote no profile: %v", err)
+			}
 			if tt.scenario == "restart" {
 				return // no chart
 			}
