@@ -18,6 +18,7 @@ type Store interface {
 	Controller(ctx context.Context) (garrison.Controller, error)
 	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
 	Entity(ctx context.Context, id string) (garrison.Entity, error)
+	ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error)
 	Pool(ctx context.Context, id string) (garrison.Pool, error)
 	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
 	CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error)

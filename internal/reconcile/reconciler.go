@@ -154,11 +154,9 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
 // Notify and every ResyncInterval. It returns after running operations have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
-	pools, err := r.resync(ctx)
-	if err != nil {
+	if err := r.resyncOrTriage(ctx, r.passes.start); err != nil {
 		return err
 	}
-	r.passes.start(pools)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -179,23 +177,36 @@ func (r *Reconciler) resyncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := r.resync(ctx); err != nil && ctx.Err() == nil {
+			if err := r.resyncOrTriage(ctx, nil); err != nil && ctx.Err() == nil {
 				r.log.Warn("reconcile: resync failed", slog.Any("error", err))
 			}
 		}
 	}
 }
 
-// resync enqueues every pool and returns them.
-func (r *Reconciler) resync(ctx context.Context) ([]garrison.Pool, error) {
+// resyncOrTriage looks at every pool: through the triage when this is the only replica,
+// else by enqueueing every pool (each reconcile claims its pool's lease first). seen,
+// when set, is told the pools before any is looked at.
+func (r *Reconciler) resyncOrTriage(ctx context.Context, seen func([]garrison.Pool)) error {
+	if r.o.Leases == nil {
+		return r.triage(ctx, seen)
+	}
+	return r.resync(ctx, seen)
+}
+
+// resync enqueues every pool.
+func (r *Reconciler) resync(ctx context.Context, seen func([]garrison.Pool)) error {
 	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{})
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: list pools: %w", err)
+		return fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	if seen != nil {
+		seen(pools)
 	}
 	for _, p := range pools {
 		r.q.Add(p.ID)
 	}
-	return pools, nil
+	return nil
 }
 
 // reconcile is the queue handler for one pool key.

@@ -33,7 +33,8 @@ func (r *Reconciler) repairDue(poolID string) bool {
 }
 
 // startRepair runs the pool's three-way repair in the background (at most Workers at
-// once, one per pool) and asks for the pool to be reconciled again when it is done.
+// once, one per pool) and asks for the pool to be reconciled again when the repair
+// changed a record of it.
 func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
 	r.mu.Lock()
 	if r.repairing[env.pool.ID] {
@@ -54,21 +55,23 @@ func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
 		case <-ctx.Done():
 			return
 		}
-		err := r.repair(ctx, env)
+		changed, err := r.repair(ctx, env)
 		<-r.repairs
 		if err != nil && ctx.Err() == nil {
 			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
 		}
 		r.passes.done(env.pool.ID, stepRepaired)
-		r.q.Add(env.pool.ID)
+		if changed > 0 {
+			r.q.Add(env.pool.ID)
+		}
 	})
 }
 
 // repair compares the store, the provider and the forge for one pool and removes the
 // difference: provider instances with no record are deleted, records whose instance is
 // gone are closed, creating instances left by a dead process are settled, and our forge
-// runners with no instance are deregistered.
-func (r *Reconciler) repair(ctx context.Context, env *poolEnv) error {
+// runners with no instance are deregistered. It returns how many records it settled.
+func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
 	busy := r.busyNames()
 	// The provider is listed before the store: every instance it has was recorded
 	// before it was created, so a missing record means the record is gone for good.
@@ -76,15 +79,15 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) error {
 	listedAt := time.Now().Add(-r.listingMargin) // the store stamps rows with the wall clock
 	list, err := env.prov.ListInstances(ctx, providerexec.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
 	if err != nil {
-		return fmt.Errorf("list provider instances: %w", err)
+		return 0, fmt.Errorf("list provider instances: %w", err)
 	}
 	rows, err := r.o.Store.ListInstances(ctx, store.InstanceFilter{PoolID: env.pool.ID})
 	if err != nil {
-		return fmt.Errorf("list instances: %w", err)
+		return 0, fmt.Errorf("list instances: %w", err)
 	}
 	r.removeStrays(ctx, env, list, rows)
-	r.closeVanished(ctx, env, list, rows, busy, listedAt)
-	return r.removeGhostRunners(ctx, env)
+	settled := r.closeVanished(ctx, env, list, rows, busy, listedAt)
+	return settled, r.removeGhostRunners(ctx, env)
 }
 
 // busyNames snapshots the instances with an operation in flight.
@@ -123,9 +126,11 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 }
 
 // closeVanished settles records the provider contradicts: creating ones with no call in
-// flight are resolved from the listing; live ones whose instance is gone are deleted.
+// flight are resolved from the listing; live ones whose instance is gone are deleted. It
+// returns how many it settled (or tried to).
 func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance,
-	busy map[string]bool, listedAt time.Time) {
+	busy map[string]bool, listedAt time.Time) int {
+	settled := 0
 	listed := map[string]bool{}
 	for _, pi := range list {
 		listed[pi.Name] = true
@@ -139,12 +144,15 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 		switch in.Status {
 		case garrison.InstanceCreating:
 			r.resolveWith(ctx, env, in, list)
+			settled++
 		case garrison.InstanceRunning, garrison.InstanceStopped, garrison.InstanceUnknown:
 			if !listed[in.Name] {
 				r.markDeleteAnyway(ctx, env, in.Name, "the instance is gone from the provider")
+				settled++
 			}
 		}
 	}
+	return settled
 }
 
 // markDeleteAnyway marks an instance whose compute is gone, busy runner or not.

@@ -1,0 +1,126 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// storeSnapshot is the whole store as one triage read it: a handful of queries instead
+// of five per pool.
+type storeSnapshot struct {
+	controller garrison.Controller
+	pools      []garrison.Pool
+	byEntity   map[string][]garrison.Pool     // entity id -> its pools
+	entities   map[string]garrison.Entity     // by id
+	instances  map[string][]garrison.Instance // entity id -> the instances of its pools
+}
+
+// readSnapshot reads the controller, every pool, entity and instance. Pools are read
+// first: an instance of a pool made after that read is left out, and whoever made the
+// pool notified it.
+func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
+	s := &storeSnapshot{byEntity: map[string][]garrison.Pool{}, entities: map[string]garrison.Entity{},
+		instances: map[string][]garrison.Instance{}}
+	var err error
+	if s.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{}); err != nil {
+		return nil, fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	if s.controller, err = r.o.Store.Controller(ctx); err != nil {
+		return nil, fmt.Errorf("reconcile: read controller: %w", err)
+	}
+	ents, err := r.o.Store.ListEntities(ctx, store.EntityFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: list entities: %w", err)
+	}
+	for _, e := range ents {
+		s.entities[e.ID] = e
+	}
+	entityOf := make(map[string]string, len(s.pools))
+	for _, p := range s.pools {
+		s.byEntity[p.EntityID] = append(s.byEntity[p.EntityID], p)
+		entityOf[p.ID] = p.EntityID
+	}
+	insts, err := r.o.Store.ListInstances(ctx, store.InstanceFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: list instances: %w", err)
+	}
+	for _, in := range insts {
+		if e, ok := entityOf[in.PoolID]; ok {
+			s.instances[e] = append(s.instances[e], in)
+		}
+	}
+	return s, nil
+}
+
+// triage is the resync's look at every pool when this is the only replica. It reads
+// the store once, starts the repairs that are due and plans each pool against that
+// read; only a pool whose plan has an operation goes to the workers, which read it
+// afresh before acting. A pool with nothing to do counts as reconciled. Every write that
+// could give a pool work also notifies it, so the triage is the safety net, and it costs
+// a few queries, not five per pool. seen, when set, is told the pools before any is
+// triaged.
+func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) error {
+	snap, err := r.readSnapshot(ctx)
+	if err != nil {
+		return err
+	}
+	if seen != nil {
+		seen(snap.pools)
+	}
+	for _, p := range snap.pools {
+		r.triagePool(ctx, snap, p)
+	}
+	return nil
+}
+
+// triagePool plans one pool from the snapshot and enqueues it when it has work; any
+// doubt (a missing entity or provider, a failed read) enqueues it too.
+func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garrison.Pool) {
+	env, ok := r.snapshotEnv(ctx, snap, p)
+	if !ok {
+		r.q.Add(p.ID)
+		return
+	}
+	if r.repairDue(p.ID) {
+		r.startRepair(ctx, env)
+	}
+	acts := Plan(env.spec(r.o.Policy), r.observed(env))
+	if hasOps(acts) {
+		r.q.Add(p.ID)
+		return
+	}
+	if acts.RequeueAfter > 0 {
+		// The timer its last reconcile set may be a later one (the state changed since).
+		r.q.AddAfter(p.ID, acts.RequeueAfter)
+	}
+	r.recordUnserved(ctx, env, acts.Unserved)
+	r.reportPool(p, nil)
+	r.passes.done(p.ID, stepPlanned)
+}
+
+// snapshotEnv builds the pool's environment from the snapshot, as load would read it.
+func (r *Reconciler) snapshotEnv(ctx context.Context, snap *storeSnapshot, p garrison.Pool) (*poolEnv, bool) {
+	ent, ok := snap.entities[p.EntityID]
+	if !ok {
+		return nil, false
+	}
+	prov, settings, err := r.o.Providers.Provider(p.ProviderName)
+	if err != nil {
+		return nil, false
+	}
+	jobs, err := r.jobs.Queued(ctx, ent.ID)
+	if err != nil {
+		return nil, false
+	}
+	return &poolEnv{pool: p, entity: ent, pools: snap.byEntity[p.EntityID], controller: snap.controller,
+		instances: snap.instances[p.EntityID], jobs: jobs, prov: prov, settings: settings, forges: r.o.Forges}, true
+}
+
+// hasOps reports whether a plan asks for an operation (anything beyond recording the
+// unserved jobs and a later look).
+func hasOps(a Actions) bool {
+	return len(a.Creates)+len(a.Locks)+len(a.Deletes)+len(a.Retries)+len(a.Resumes)+len(a.Resolves) > 0
+}

@@ -1,0 +1,130 @@
+package reconcile
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// poolReadCounter counts the pool reads a worker's reconcile begins with.
+type poolReadCounter struct {
+	Store
+	reads atomic.Int64
+}
+
+func (c *poolReadCounter) Pool(ctx context.Context, id string) (garrison.Pool, error) {
+	c.reads.Add(1)
+	return c.Store.Pool(ctx, id)
+}
+
+// settledPools makes two pools of one idle runner each, settled, and returns them.
+func settledPools(h *harness) []garrison.Pool {
+	h.t.Helper()
+	pools := []garrison.Pool{h.pool(1, 3, ""), h.pool(1, 3, "")}
+	r := h.reconciler(h.prov)
+	for _, p := range pools {
+		h.settle(r, p.ID)
+		for _, in := range h.instances(p.ID) {
+			h.setRunner(in.Name, garrison.RunnerIdle)
+		}
+	}
+	return pools
+}
+
+// freshTriage runs one triage with a new reconciler (its repairs due, as after a start)
+// and waits for the repairs; it returns the reconciler and its store's read counter.
+func freshTriage(t *testing.T, h *harness) (*Reconciler, *poolReadCounter) {
+	t.Helper()
+	counter := &poolReadCounter{Store: h.store}
+	r := h.reconciler(h.prov)
+	r.o.Store = counter
+	r.jobs.store = counter
+	if err := r.triage(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	r.ops.Wait()
+	return r, counter
+}
+
+func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
+	t.Run("settled pools are not reconciled one by one", func(t *testing.T) {
+		h := newHarness(t)
+		settledPools(h)
+		r, counter := freshTriage(t, h)
+		if n := r.q.Len(); n != 0 {
+			t.Errorf("%d pools queued for the workers, want none", n)
+		}
+		if n := counter.reads.Load(); n != 0 {
+			t.Errorf("%d single-pool reads, want none", n)
+		}
+	})
+	t.Run("a job nobody notified about gets a runner", func(t *testing.T) {
+		h := newHarness(t)
+		pools := settledPools(h)
+		must(h.store.UpdateController(t.Context(), func(c *garrison.Controller) error {
+			c.MinimumJobAgeBackoff = 0 // a runner is made for the job at once
+			return nil
+		}))(t)
+		h.queueJob(7) // written to the ledger with no Notify: a lost notification
+		h.resetClock()
+		r, _ := freshTriage(t, h)
+		if n := r.q.Len(); n == 0 {
+			t.Fatal("no pool queued for the job")
+		}
+		for _, p := range pools {
+			h.pass(r, p.ID)
+		}
+		jobs := must(h.store.ListJobs(t.Context(), store.JobFilter{EntityID: h.entity.ID}))(t)
+		if len(jobs) != 1 || jobs[0].LockedBy == "" {
+			t.Fatalf("job 7 has no runner coming: %+v", jobs)
+		}
+		made := 0
+		for _, p := range pools {
+			for _, in := range h.instances(p.ID) {
+				if in.ID == jobs[0].LockedBy {
+					made++
+				}
+			}
+		}
+		if made != 1 {
+			t.Errorf("job 7 is locked by %q, which is none of the pools' instances", jobs[0].LockedBy)
+		}
+	})
+	t.Run("a job no pool can take is explained without a worker", func(t *testing.T) {
+		h := newHarness(t)
+		settledPools(h)
+		must(h.store.UpsertJob(t.Context(), 8, func(j *garrison.Job, _ bool) error {
+			j.Action, j.Labels, j.EntityID, j.EntityType = garrison.JobQueued, []string{"self-hosted", "gpu"}, h.entity.ID, h.entity.Type
+			return nil
+		}))(t)
+		r, _ := freshTriage(t, h)
+		if n := r.q.Len(); n != 0 {
+			t.Errorf("%d pools queued, want none", n)
+		}
+		if reason, ok := r.JobReason(8); !ok || reason == "" {
+			t.Errorf("job 8 has no reason: %q, %v", reason, ok)
+		}
+	})
+	t.Run("a repair that settles a record queues its pool", func(t *testing.T) {
+		h := newHarness(t)
+		pools := settledPools(h)
+		gone := h.instances(pools[0].ID)[0]
+		if err := os.Remove(filepath.Join(h.stateDir, "instances", gone.ProviderID+".json")); err != nil {
+			t.Fatal(err) // the instance vanished behind garrison's back
+		}
+		time.Sleep(5 * time.Millisecond) // the record must predate the listing
+		r, _ := freshTriage(t, h)
+		if got := must(h.store.Instance(t.Context(), gone.Name))(t); got.Status != garrison.InstancePendingDelete {
+			t.Fatalf("vanished instance is %s, want pending_delete", got.Status)
+		}
+		if n := r.q.Len(); n != 1 {
+			t.Errorf("%d pools queued after the repair, want 1", n)
+		}
+	})
+}
