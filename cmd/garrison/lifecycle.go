@@ -6,6 +6,7 @@ import (
 
 	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/bootstrap"
+	"github.com/garrison-ci/garrison/internal/config"
 	"github.com/garrison-ci/garrison/internal/reconcile"
 )
 
@@ -25,7 +26,7 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 		Forges:         reconcileForges{hub: a.forges},
 		Tokens:         tokens,
 		InjectTemplate: injectTemplate,
-		Leases:         a.store,
+		Leases:         a.leases(),
 		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
 		Logger:         a.logger,
 		Policy: reconcile.Policy{
@@ -36,6 +37,16 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
 		RepairInterval: a.cfg.Reconcile.RepairInterval,
 	})
+}
+
+// leases returns the pool leases replicas share: PostgreSQL's. A SQLite file serves one
+// server, so it needs none, and its reconciler then triages idle pools without a write
+// per pool (see reconcile.Options.Leases).
+func (a *app) leases() reconcile.Leases {
+	if a.cfg.Database.Backend != config.BackendPostgres {
+		return nil
+	}
+	return a.store
 }
 
 // leaseHolder names this replica in pool leases. The name is stable across restarts of
