@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,11 +37,11 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 	if err != nil {
 		return err
 	}
-	r.FullReconcileMS = ptr(msOf(d.plannedFromReady))
-	r.FullRepairMS = ptr(msOf(d.repairedFromReady))
+	r.FullReconcileMS = ptr(msOf(d.plannedPass))
+	r.FullRepairMS = ptr(msOf(d.repairedPass))
 	half := e.o.duration / 2
 	fmt.Fprintf(e.out, "after a graceful restart: every pool reconciled in %s, repaired in %s; idle for %s\n",
-		d.plannedFromReady, d.repairedFromReady, half)
+		d.plannedPass, d.repairedPass, half)
 	before, err := e.server.stats()
 	if err != nil {
 		return err
@@ -86,8 +87,8 @@ func runBenchRestart(ctx context.Context, e *benchEnv, r *benchResult) error {
 	}
 	r.RestartReconciledS = ptr(round2(d.plannedFromStart.Seconds()))
 	r.RestartRepairedS = ptr(round2(d.repairedFromStart.Seconds()))
-	r.FullReconcileMS = ptr(msOf(d.plannedFromReady))
-	r.FullRepairMS = ptr(msOf(d.repairedFromReady))
+	r.FullReconcileMS = ptr(msOf(d.plannedPass))
+	r.FullRepairMS = ptr(msOf(d.repairedPass))
 	st, err := e.server.stats()
 	if err == nil {
 		r.PeakRSSMB = ptr(round1(float64(st.hwmKB) / 1024))
@@ -145,10 +146,10 @@ func (e *benchEnv) runningInstances(ctx context.Context) (int, error) {
 
 // reconcileTimes is how long after a restart every pool had been reconciled (planned
 // against the store) and repaired (checked against its provider and forge), from the
-// process's start and from the moment it answered HTTP.
+// process's start and from the start of the reconciler's first pass.
 type reconcileTimes struct {
-	plannedFromStart, plannedFromReady   time.Duration
-	repairedFromStart, repairedFromReady time.Duration
+	plannedFromStart, plannedPass   time.Duration
+	repairedFromStart, repairedPass time.Duration
 }
 
 // restartAndReconcile starts the server again and waits until its log says that every
@@ -158,7 +159,7 @@ func (e *benchEnv) restartAndReconcile(ctx context.Context) (reconcileTimes, err
 	if err := e.startServer(ctx); err != nil {
 		return reconcileTimes{}, err
 	}
-	started, ready := e.server.started, time.Now()
+	started := e.server.started
 	ctx, cancel := context.WithTimeout(ctx, benchReconcileTimeout)
 	defer cancel()
 	for {
@@ -166,10 +167,10 @@ func (e *benchEnv) restartAndReconcile(ctx context.Context) (reconcileTimes, err
 		if err != nil {
 			return reconcileTimes{}, err
 		}
-		if !planned.IsZero() && !repaired.IsZero() {
+		if !planned.at.IsZero() && !repaired.at.IsZero() {
 			return reconcileTimes{
-				plannedFromStart: planned.Sub(started), plannedFromReady: max(0, planned.Sub(ready)),
-				repairedFromStart: repaired.Sub(started), repairedFromReady: max(0, repaired.Sub(ready)),
+				plannedFromStart: planned.at.Sub(started), plannedPass: planned.took,
+				repairedFromStart: repaired.at.Sub(started), repairedPass: repaired.took,
 			}, nil
 		}
 		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
@@ -178,9 +179,16 @@ func (e *benchEnv) restartAndReconcile(ctx context.Context) (reconcileTimes, err
 	}
 }
 
-// firstPassTimes reads the server log from offset on and returns the times of the
-// reconciler's "every pool reconciled" and "every pool repaired" lines (zero if absent).
-func firstPassTimes(path string, offset int64) (planned, repaired time.Time, err error) {
+// passLine is one of the reconciler's first-pass lines: when it was logged and how long
+// after the pass began (its seconds= attribute).
+type passLine struct {
+	at   time.Time
+	took time.Duration
+}
+
+// firstPassTimes reads the server log from offset on and returns the reconciler's
+// "every pool reconciled" and "every pool repaired" lines (zero if absent).
+func firstPassTimes(path string, offset int64) (planned, repaired passLine, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return planned, repaired, err
@@ -195,9 +203,9 @@ func firstPassTimes(path string, offset int64) (planned, repaired time.Time, err
 		line := sc.Text()
 		switch {
 		case strings.Contains(line, "every pool reconciled since the start"):
-			planned = logTime(line)
+			planned = passLine{logTime(line), logSeconds(line)}
 		case strings.Contains(line, "every pool repaired since the start"):
-			repaired = logTime(line)
+			repaired = passLine{logTime(line), logSeconds(line)}
 		}
 	}
 	return planned, repaired, sc.Err()
@@ -205,17 +213,30 @@ func firstPassTimes(path string, offset int64) (planned, repaired time.Time, err
 
 // logTime parses the time= attribute of a text log line (zero when absent).
 func logTime(line string) time.Time {
-	const key = "time="
-	i := strings.Index(line, key)
-	if i < 0 {
-		return time.Time{}
-	}
-	v, _, _ := strings.Cut(line[i+len(key):], " ")
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := time.Parse(time.RFC3339Nano, logAttr(line, "time"))
 	if err != nil {
 		return time.Time{}
 	}
 	return t
+}
+
+// logSeconds parses the seconds= attribute of a text log line (zero when absent).
+func logSeconds(line string) time.Duration {
+	v, err := strconv.ParseFloat(logAttr(line, "seconds"), 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(v * float64(time.Second))
+}
+
+// logAttr returns the value of the key= attribute of a text log line ("" when absent).
+func logAttr(line, key string) string {
+	i := strings.Index(" "+line, " "+key+"=")
+	if i < 0 {
+		return ""
+	}
+	v, _, _ := strings.Cut(line[i+len(key)+1:], " ")
+	return v
 }
 
 // churn deletes 10% of the instances per minute through the API, in steps every 6 s,

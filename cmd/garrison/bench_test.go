@@ -193,7 +193,7 @@ func TestBenchCmdSVG(t *testing.T) {
 func TestFirstPassTimes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "server.log")
 	old := "time=2026-01-01T00:00:00Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=9\n"
-	log := "time=2026-01-02T00:00:01.5Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=1\n" +
+	log := "time=2026-01-02T00:00:01.5Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=0.25\n" +
 		"time=2026-01-02T00:00:03Z level=INFO msg=\"reconcile: every pool repaired since the start\" seconds=3\n"
 	if err := os.WriteFile(path, []byte(old+log), 0o600); err != nil {
 		t.Fatal(err)
@@ -203,10 +203,13 @@ func TestFirstPassTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := time.Date(2026, 1, 2, 0, 0, 1, 5e8, time.UTC)
-	if !planned.Equal(want) || !repaired.Equal(want.Add(1500*time.Millisecond)) {
+	if !planned.at.Equal(want) || !repaired.at.Equal(want.Add(1500*time.Millisecond)) {
 		t.Fatalf("planned %v repaired %v", planned, repaired)
 	}
-	if p, r, _ := firstPassTimes(path, int64(len(old)+len(log))); !p.IsZero() || !r.IsZero() {
+	if planned.took != 250*time.Millisecond || repaired.took != 3*time.Second {
+		t.Fatalf("pass durations %v and %v, want 250ms and 3s", planned.took, repaired.took)
+	}
+	if p, r, _ := firstPassTimes(path, int64(len(old)+len(log))); !p.at.IsZero() || !r.at.IsZero() {
 		t.Fatal("lines before the offset were read")
 	}
 }

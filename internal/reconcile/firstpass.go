@@ -30,11 +30,11 @@ type firstPass struct {
 
 func newFirstPass(log *slog.Logger) *firstPass { return &firstPass{log: log} }
 
-// start records the pools present at the start.
-func (f *firstPass) start(pools []garrison.Pool) {
+// start records the pools present at the start, which was at began.
+func (f *firstPass) start(began time.Time, pools []garrison.Pool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.started = time.Now()
+	f.started = began
 	for i := range f.pending {
 		f.pending[i] = make(map[string]bool, len(pools))
 		for _, p := range pools {

@@ -154,7 +154,8 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
 // Notify and every ResyncInterval. It returns after running operations have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
-	if err := r.resyncOrTriage(ctx, r.passes.start); err != nil {
+	began := time.Now() // the first pass begins with reading the store
+	if err := r.resyncOrTriage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
 	}
 	done := make(chan struct{})
