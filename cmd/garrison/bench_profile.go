@@ -14,7 +14,12 @@ import (
 // comes from the server's admin-only /debug/pprof/profile and is written to the file
 // when it ends; waitProfile waits for that.
 func (e *benchEnv) profileWindow(ctx context.Context, d time.Duration) {
-	if e.o.cpuProfile == "" || e.profiling != nil {
+	e.profileWindowTo(ctx, d, e.o.cpuProfile)
+}
+
+// profileWindowTo is profileWindow into path; "" (no --cpuprofile) profiles nothing.
+func (e *benchEnv) profileWindowTo(ctx context.Context, d time.Duration, path string) {
+	if e.o.cpuProfile == "" || path == "" || e.profiling != nil {
 		return
 	}
 	secs := int((d + time.Second - 1) / time.Second)
@@ -22,8 +27,8 @@ func (e *benchEnv) profileWindow(ctx context.Context, d time.Duration) {
 	e.profiling = done
 	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", e.server.url, max(secs, 1))
 	token := e.api.Token()
-	go func() { done <- fetchProfile(ctx, url, token, e.o.cpuProfile) }()
-	fmt.Fprintf(e.out, "profiling the server's CPU for %ds into %s\n", secs, e.o.cpuProfile)
+	go func() { done <- fetchProfile(ctx, url, token, path) }()
+	fmt.Fprintf(e.out, "profiling the server's CPU for %ds into %s\n", secs, path)
 }
 
 // waitProfile waits for a profile started by profileWindow and reports its error.

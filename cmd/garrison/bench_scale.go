@@ -55,6 +55,10 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 		return err
 	}
 	r.setProc(before, mid, half)
+	if err := e.waitProfile(); err != nil {
+		fmt.Fprintln(e.out, err)
+	}
+	e.profileWindowTo(ctx, half, churnProfile(e.o.cpuProfile))
 	fmt.Fprintf(e.out, "churning 10%% of the instances per minute for %s\n", half)
 	churned, err := e.churn(ctx, half)
 	if err != nil {
@@ -70,6 +74,14 @@ func runBenchScale(ctx context.Context, e *benchEnv, r *benchResult) error {
 	r.note("idle: %.2f%% of a core over %s; churn (%d instances deleted through the API): %.2f%% of a core, %.2fs CPU over %s",
 		*r.CPUPercentOfCore, half, churned, *churnR.CPUPercentOfCore, *churnR.CPUSeconds, half)
 	return nil
+}
+
+// churnProfile is where scale's churn half is profiled: FILE.churn beside FILE.
+func churnProfile(file string) string {
+	if file == "" {
+		return ""
+	}
+	return file + ".churn"
 }
 
 // runBenchRestart builds scale's fleet, kills the server (SIGKILL) and restarts it, and
