@@ -3,14 +3,12 @@ package reconcile
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -25,8 +23,9 @@ type Options struct {
 	InjectTemplate InjectTemplateFunc
 	// Proxy returns a pool's proxy settings; nil means none.
 	Proxy func(ctx context.Context, p garrison.Pool) (provider.ProxyConfig, error)
-	// Leases, when set, makes a replica claim a pool before acting on it. nil: this is
-	// the only replica.
+	// Leases, when set, makes a replica claim a pool before acting on it (a reconcile
+	// with operations, a repair); a claim lasts LeaseTTL and is renewed while the pool's
+	// operations run. nil: this is the only replica.
 	Leases Leases
 	// Holder names this replica in leases (default: a random name).
 	Holder string
@@ -185,29 +184,10 @@ func (r *Reconciler) resyncLoop(ctx context.Context) {
 	}
 }
 
-// resyncOrTriage looks at every pool: through the triage when this is the only replica,
-// else by enqueueing every pool (each reconcile claims its pool's lease first). seen,
-// when set, is told the pools before any is looked at.
+// resyncOrTriage looks at every pool through the triage. seen, when set, is told the
+// pools before any is looked at.
 func (r *Reconciler) resyncOrTriage(ctx context.Context, seen func([]garrison.Pool)) error {
-	if r.o.Leases == nil {
-		return r.triage(ctx, seen)
-	}
-	return r.resync(ctx, seen)
-}
-
-// resync enqueues every pool.
-func (r *Reconciler) resync(ctx context.Context, seen func([]garrison.Pool)) error {
-	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{})
-	if err != nil {
-		return fmt.Errorf("reconcile: list pools: %w", err)
-	}
-	if seen != nil {
-		seen(pools)
-	}
-	for _, p := range pools {
-		r.q.Add(p.ID)
-	}
-	return nil
+	return r.triage(ctx, seen)
 }
 
 // reconcile is the queue handler for one pool key.
@@ -282,9 +262,6 @@ func (r *Reconciler) requeueAfter(env *poolEnv, acts Actions) time.Duration {
 		if pool == env.pool.ID {
 			return min(cmpPositive(d, r.o.Policy.Poll), r.o.Policy.Poll)
 		}
-	}
-	if r.o.Leases != nil {
-		d = min(cmpPositive(d, r.o.LeaseTTL/2), r.o.LeaseTTL/2)
 	}
 	return d
 }

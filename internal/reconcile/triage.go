@@ -55,7 +55,7 @@ func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 	return s, nil
 }
 
-// triage is the resync's look at every pool when this is the only replica. It reads
+// triage is the resync's look at every pool. It reads
 // the store once, starts the repairs that are due and plans each pool against that
 // read; only a pool whose plan has an operation goes to the workers, which read it
 // afresh before acting. A pool with nothing to do counts as reconciled. Every write that
@@ -85,7 +85,7 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 		return
 	}
 	if r.repairDue(p.ID) {
-		r.startRepair(ctx, env)
+		r.triageRepair(ctx, env)
 	}
 	acts := Plan(env.spec(r.o.Policy), r.observed(env))
 	if hasOps(acts) {
@@ -99,6 +99,17 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.reportPool(p, nil)
 	r.passes.done(p.ID, stepPlanned)
+}
+
+// triageRepair starts the pool's repair when this replica holds (or takes) the pool's
+// lease; a pool another replica holds is that replica's to repair.
+func (r *Reconciler) triageRepair(ctx context.Context, env *poolEnv) {
+	held, err := r.claim(ctx, env.pool.ID)
+	if err != nil || !held {
+		r.passes.done(env.pool.ID, stepRepaired)
+		return
+	}
+	r.startRepair(ctx, env)
 }
 
 // snapshotEnv builds the pool's environment from the snapshot, as load would read it.

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // poolReadCounter counts the pool reads a worker's reconcile begins with.
@@ -127,4 +129,54 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 			t.Errorf("%d pools queued after the repair, want 1", n)
 		}
 	})
+}
+
+// countingLister counts the provider listings (one per repair).
+type countingLister struct {
+	Provider
+	lists atomic.Int64
+}
+
+func (c *countingLister) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+	c.lists.Add(1)
+	return c.Provider.ListInstances(ctx, t)
+}
+
+// TestTriageWithLeases: with pool leases (several replicas), the triage leaves idle pools
+// alone like the only replica does, repairs only the pools this replica holds or takes,
+// and a reconcile of a pool with nothing to do asks for no lease renewal.
+func TestTriageWithLeases(t *testing.T) {
+	h := newHarness(t)
+	pools := settledPools(h)
+	ctx := t.Context()
+	if held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
+		t.Fatalf("replica b's lease: %v %v", held, err)
+	}
+	lister := &countingLister{Provider: h.prov}
+	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: lister}}, Forges: oneForge{h.forge},
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Now: h.clock, Leases: h.store, Holder: "replica-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.triage(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.ops.Wait()
+	if n := r.q.Len(); n != 0 {
+		t.Errorf("%d idle pools queued, want none", n)
+	}
+	if n := lister.lists.Load(); n != 1 {
+		t.Errorf("%d repairs, want 1 (pool 0; pool 1 is replica b's)", n)
+	}
+	if held, _ := h.store.Lease(ctx, "pool/"+pools[0].ID, "replica-b", time.Minute); held {
+		t.Error("replica a repaired pool 0 without holding its lease")
+	}
+	res, err := r.reconcile(ctx, pools[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ops.Wait()
+	if res.RequeueAfter > 0 && res.RequeueAfter < time.Minute {
+		t.Errorf("an idle pool asks to be reconciled again after %s", res.RequeueAfter)
+	}
 }
