@@ -82,6 +82,10 @@ Scenarios: ` + benchScenarioNames(),
 			if o.simProvider, err = findSimProvider(o.simProvider, exe); err != nil {
 				return err
 			}
+			if o.simProvider == "" {
+				cleanup := o.buildSimProvider(cmd.Context(), cmd.OutOrStdout())
+				defer cleanup()
+			}
 			_, err = runBench(cmd.Context(), o, cmd.OutOrStdout())
 			return err
 		},
@@ -97,6 +101,24 @@ Scenarios: ` + benchScenarioNames(),
 	f.StringVar(&o.simProvider, "sim-provider", "", "standalone simulation provider executable (go build -o DIR/garrison-provider-sim ./providers/sim; default: that name beside this binary if present, else this binary)")
 	f.BoolVar(&o.keep, "keep", false, "keep the temporary directory (server.log, provider-calls.log, data/)")
 	return cmd
+}
+
+// buildSimProvider sets o.simProvider to a fresh build of the standalone simulation
+// provider when the working directory is garrison's source, and says so; else it says
+// that garrison itself will be the provider. It returns the build's cleanup.
+func (o *benchOptions) buildSimProvider(ctx context.Context, out io.Writer) func() {
+	wd, err := os.Getwd()
+	if err == nil {
+		var path string
+		var cleanup func()
+		if path, cleanup, err = buildSimProvider(ctx, wd); err == nil {
+			fmt.Fprintf(out, "built the standalone simulation provider (%s not beside this binary)\n", simProviderName)
+			o.simProvider = path
+			return cleanup
+		}
+	}
+	fmt.Fprintf(out, "note: garrison itself is the simulation provider (%v); every provider call pays its start-up\n", err)
+	return func() {}
 }
 
 // benchScenarioNames lists the scenario names.

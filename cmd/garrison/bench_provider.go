@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // simProviderName is the standalone simulation provider's file name that bench looks for
@@ -49,3 +54,39 @@ func simProviderNote(path string) string {
 	}
 	return "simulation provider: " + path
 }
+
+// buildTimeout bounds building the standalone simulation provider.
+const buildTimeout = 3 * time.Minute
+
+// buildSimProvider builds the standalone simulation provider into a new temporary
+// directory when dir is inside garrison's source and a Go toolchain is on PATH (as with
+// `go run ./cmd/garrison bench`). It returns the executable and a function that removes it.
+func buildSimProvider(ctx context.Context, dir string) (string, func(), error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: no Go toolchain to build one: %w", errSimProvider, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
+	defer cancel()
+	mod := exec.CommandContext(ctx, goBin, "list", "-m")
+	mod.Dir = dir
+	if out, err := mod.Output(); err != nil || strings.TrimSpace(string(out)) != modulePath {
+		return "", nil, fmt.Errorf("%w: %s is not in garrison's source", errSimProvider, dir)
+	}
+	tmp, err := os.MkdirTemp("", "garrison-sim-provider-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { _ = os.RemoveAll(tmp) }
+	bin := filepath.Join(tmp, simProviderName)
+	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, modulePath+"/providers/sim")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("%w: go build: %w: %s", errSimProvider, err, bytes.TrimSpace(out))
+	}
+	return bin, cleanup, nil
+}
+
+// modulePath is garrison's Go module.
+const modulePath = "github.com/garrison-ci/garrison"

@@ -50,7 +50,7 @@ func TestBenchCmdScenarios(t *testing.T) {
 			o := benchOptions{scenario: tt.scenario, scale: tt.scale, duration: 2 * time.Second, baseDir: t.TempDir(),
 				jsonFile: filepath.Join(dir, "r.json"), svgFile: filepath.Join(dir, "r.svg"), self: self}
 			if tt.standalone {
-				o.simProvider = buildSimProvider(t)
+				o.simProvider = standaloneSimProvider(t)
 				o.cpuProfile = filepath.Join(dir, "cpu.prof")
 			}
 			var out bytes.Buffer
@@ -78,14 +78,18 @@ func TestBenchCmdScenarios(t *testing.T) {
 	}
 }
 
-// buildSimProvider builds ./providers/sim under the name bench looks for and returns it.
-func buildSimProvider(t *testing.T) string {
+// standaloneSimProvider builds ./providers/sim as bench does from the source tree.
+func standaloneSimProvider(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), simProviderName)
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/garrison-ci/garrison/providers/sim").CombinedOutput()
+	wd, err := os.Getwd()
 	if err != nil {
-		t.Fatalf("building the simulation provider: %v\n%s", err, out)
+		t.Fatal(err)
 	}
+	bin, cleanup, err := buildSimProvider(t.Context(), wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
 	return bin
 }
 
@@ -255,5 +259,36 @@ func TestFindSimProvider(t *testing.T) {
 				t.Errorf("got %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestBuildSimProvider builds the standalone simulation provider from garrison's source
+// (the test runs in it) and refuses a directory outside it.
+func TestBuildSimProvider(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cleanup, err := buildSimProvider(t.Context(), wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With no provider environment it refuses, naming what is missing: it is the provider.
+	out, _ := exec.Command(bin).CombinedOutput()
+	if !bytes.Contains(out, []byte("GARM_")) {
+		t.Errorf("the built executable is not the provider: %q", out)
+	}
+	cleanup()
+	if _, err := os.Stat(bin); !os.IsNotExist(err) {
+		t.Errorf("cleanup left %s: %v", bin, err)
+	}
+	if _, _, err := buildSimProvider(t.Context(), t.TempDir()); !errors.Is(err, errSimProvider) {
+		t.Errorf("outside the source: err = %v, want errSimProvider", err)
 	}
 }
