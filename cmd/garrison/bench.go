@@ -83,7 +83,7 @@ Scenarios: ` + benchScenarioNames(),
 				return err
 			}
 			if o.simProvider == "" {
-				cleanup := o.buildSimProvider(cmd.Context(), cmd.OutOrStdout())
+				cleanup := o.useBuiltSimProvider(cmd.Context(), cmd.OutOrStdout())
 				defer cleanup()
 			}
 			_, err = runBench(cmd.Context(), o, cmd.OutOrStdout())
@@ -103,10 +103,10 @@ Scenarios: ` + benchScenarioNames(),
 	return cmd
 }
 
-// buildSimProvider sets o.simProvider to a fresh build of the standalone simulation
+// useBuiltSimProvider sets o.simProvider to a fresh build of the standalone simulation
 // provider when the working directory is garrison's source, and says so; else it says
 // that garrison itself will be the provider. It returns the build's cleanup.
-func (o *benchOptions) buildSimProvider(ctx context.Context, out io.Writer) func() {
+func (o *benchOptions) useBuiltSimProvider(ctx context.Context, out io.Writer) func() {
 	wd, err := os.Getwd()
 	if err == nil {
 		var path string

@@ -154,7 +154,7 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 // Notify and every ResyncInterval. It returns after running operations have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
 	began := time.Now() // the first pass begins with reading the store
-	if err := r.resyncOrTriage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
+	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
 	}
 	done := make(chan struct{})
@@ -168,7 +168,7 @@ func (r *Reconciler) Run(ctx context.Context) error {
 	return nil
 }
 
-// resyncLoop is the one timer: it enqueues every pool each ResyncInterval.
+// resyncLoop is the one timer: it triages every pool each ResyncInterval.
 func (r *Reconciler) resyncLoop(ctx context.Context) {
 	t := time.NewTicker(r.o.ResyncInterval)
 	defer t.Stop()
@@ -177,17 +177,11 @@ func (r *Reconciler) resyncLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := r.resyncOrTriage(ctx, nil); err != nil && ctx.Err() == nil {
+			if err := r.triage(ctx, nil); err != nil && ctx.Err() == nil {
 				r.log.Warn("reconcile: resync failed", slog.Any("error", err))
 			}
 		}
 	}
-}
-
-// resyncOrTriage looks at every pool through the triage. seen, when set, is told the
-// pools before any is looked at.
-func (r *Reconciler) resyncOrTriage(ctx context.Context, seen func([]garrison.Pool)) error {
-	return r.triage(ctx, seen)
 }
 
 // reconcile is the queue handler for one pool key.

@@ -16,6 +16,7 @@ type storeSnapshot struct {
 	byEntity   map[string][]garrison.Pool     // entity id -> its pools
 	entities   map[string]garrison.Entity     // by id
 	instances  map[string][]garrison.Instance // entity id -> the instances of its pools
+	jobs       map[string][]garrison.Job      // entity id -> queued jobs, read once per triage
 }
 
 // readSnapshot reads the controller, every pool, entity and instance. Pools are read
@@ -23,7 +24,7 @@ type storeSnapshot struct {
 // pool notified it.
 func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 	s := &storeSnapshot{byEntity: map[string][]garrison.Pool{}, entities: map[string]garrison.Entity{},
-		instances: map[string][]garrison.Instance{}}
+		instances: map[string][]garrison.Instance{}, jobs: map[string][]garrison.Job{}}
 	var err error
 	if s.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{}); err != nil {
 		return nil, fmt.Errorf("reconcile: list pools: %w", err)
@@ -122,9 +123,12 @@ func (r *Reconciler) snapshotEnv(ctx context.Context, snap *storeSnapshot, p gar
 	if err != nil {
 		return nil, false
 	}
-	jobs, err := r.jobs.Queued(ctx, ent.ID)
-	if err != nil {
-		return nil, false
+	jobs, ok := snap.jobs[ent.ID]
+	if !ok {
+		if jobs, err = r.jobs.Queued(ctx, ent.ID); err != nil {
+			return nil, false
+		}
+		snap.jobs[ent.ID] = jobs // the entity's other pools plan on the same read
 	}
 	return &poolEnv{pool: p, entity: ent, pools: snap.byEntity[p.EntityID], controller: snap.controller,
 		instances: snap.instances[p.EntityID], jobs: jobs, prov: prov, settings: settings, forges: r.o.Forges}, true
