@@ -14,9 +14,9 @@
 //     upon before the signature is verified: only its routing fields (html_url, the
 //     repository, organization or enterprise names) are used to find the endpoint and the
 //     entity, whose webhook secret is needed to check the signature. A body that cannot be
-//     routed (empty, not JSON, missing fields, a job id of 0, an unknown target type) is
-//     answered 400 before the signature check: there is no secret to check it with, and
-//     the answer reveals nothing the caller did not send.
+//     routed (empty, not JSON, missing fields, a job id of 0 or below, an unknown target
+//     type) is answered 400 before the signature check: there is no secret to check it
+//     with, and the answer reveals nothing the caller did not send.
 //  5. Endpoint: scheme://host of workflow_job.html_url against the base URLs of the
 //     endpoints of the delivery's forge type; no match is 200, counted as owner_unknown
 //     (W-6). A base URL with a path (a Gitea served under a sub-path) also matches when

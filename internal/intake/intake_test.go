@@ -221,6 +221,22 @@ func TestWebhooks(t *testing.T) {
 			steps: []step{{d: ghJob(queued(0, stdLabels...), "d1"), status: 400, errText: "Bad Request"}},
 		},
 		{
+			name: "negative job ids are malformed, on GitHub and Gitea",
+			steps: []step{
+				{d: ghJob(queued(-1, stdLabels...), "d1"), status: 400, errText: "Bad Request", details: "invalid field", result: ResultMalformed},
+				{d: ghJob(queued(-9223372036854775808, stdLabels...).as("in_progress", ourRunner), "d2"), status: 400, result: ResultMalformed},
+				{d: giteaJob(job{action: "queued", id: -26, labels: []string{"ubuntu-latest"}}, "g1"), status: 400, details: "invalid field", result: ResultMalformed},
+			},
+			check: func(t *testing.T, e *env) {
+				e.wantNoJob(-1)
+				e.wantNoJob(-26)
+				e.wantNotified()
+				if i := e.instance(ourRunner); i.RunnerStatus != garrison.RunnerIdle {
+					t.Fatalf("runner status %s", i.RunnerStatus)
+				}
+			},
+		},
+		{
 			name: "unknown target type",
 			steps: []step{{d: func(e *env) delivery {
 				d := ghJob(queued(17, stdLabels...), "d1")(e)

@@ -18,6 +18,7 @@ var (
 	ErrMissingJobData = &garrison.Error{Code: garrison.EInvalid, Message: "missing job data"}
 	ErrInvalidJSON    = &garrison.Error{Code: garrison.EInvalid, Message: "invalid JSON payload"}
 	ErrMissingField   = &garrison.Error{Code: garrison.EInvalid, Message: "missing field"}
+	ErrInvalidField   = &garrison.Error{Code: garrison.EInvalid, Message: "invalid field"}
 	ErrIgnoredEvent   = &garrison.Error{Code: garrison.EUnprocessable, Message: "not a workflow_job event"}
 )
 
@@ -96,8 +97,11 @@ func ParseWorkflowJob(m Meta, body []byte) (*Event, error) {
 	if err := ev.setEntity(&p); err != nil {
 		return nil, err
 	}
-	if ev.JobID == 0 {
+	switch {
+	case ev.JobID == 0:
 		return nil, fmt.Errorf("webhook: workflow_job.id: %w", ErrMissingField)
+	case ev.JobID < 0:
+		return nil, fmt.Errorf("webhook: workflow_job.id %d: %w", ev.JobID, ErrInvalidField)
 	}
 	return ev, nil
 }

@@ -147,6 +147,10 @@ func TestParseErrors(t *testing.T) {
 		{"no repository", githubHeaders(TargetRepository), `{"workflow_job":{"id":1}}`, ErrMissingField},
 		{"no organization", githubHeaders(TargetOrganization), `{"workflow_job":{"id":1}}`, ErrMissingField},
 		{"no enterprise", githubHeaders(TargetBusiness), `{"workflow_job":{"id":1}}`, ErrMissingField},
+		{"negative job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":-1},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrInvalidField},
+		{"most negative job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":-9223372036854775808},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrInvalidField},
+		{"negative job id, Gitea", giteaHeaders(TargetOrganization), `{"workflow_job":{"id":-7},"organization":{"name":"org1"}}`, ErrInvalidField},
+		{"zero job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":0},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrMissingField},
 		{"wrong types", githubHeaders(TargetRepository), `{"workflow_job":{"id":"x"}}`, ErrInvalidJSON},
 		{"ping", ping, `{"zen":"x"}`, ErrIgnoredEvent},
 		{"unknown event", http.Header{HeaderGitHubEvent: {"push"}}, `{}`, ErrIgnoredEvent},
@@ -168,6 +172,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"workflow_job":null}`), TargetSystem, true)
 	f.Add([]byte(`[]`), "", false)
 	f.Add([]byte(`{"workflow_job":{"id":1,"html_url":"::"}}`), TargetOrganization, false)
+	f.Add([]byte(`{"workflow_job":{"id":-5},"organization":{"login":"o"}}`), TargetOrganization, false)
 	f.Fuzz(func(t *testing.T, body []byte, target string, gitea bool) {
 		h := githubHeaders(target)
 		if gitea {
@@ -180,8 +185,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if ev.JobID == 0 {
-			t.Fatal("parsed an event without a job id")
+		if ev.JobID <= 0 {
+			t.Fatalf("parsed an event with job id %d", ev.JobID)
 		}
 	})
 }
