@@ -27,7 +27,8 @@ func (a JobAction) Rank() int {
 
 // Job is a workflow job garrison knows about.
 type Job struct {
-	ID              int64 // workflow job id
+	ID              int64 // the forge's workflow job id: the ledger's key
+	Seq             int64 // the server's own id (the REST API's id): from 1 in the order jobs were first recorded, set by the store
 	RunID           int64
 	Action          JobAction
 	Status          string
