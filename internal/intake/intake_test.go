@@ -47,7 +47,8 @@ func TestWebhooks(t *testing.T) {
 			check: func(t *testing.T, e *env) {
 				j := e.job(1)
 				if j.Action != garrison.JobQueued || j.EntityID != e.repo.ID || j.EntityType != garrison.Repository ||
-					!slices.Equal(j.Labels, stdLabels) || j.RepositoryOwner != "octo-org" || j.CreatedAt.IsZero() {
+					!slices.Equal(j.Labels, stdLabels) || j.RepositoryOwner != "octo-org" || j.CreatedAt.IsZero() ||
+					j.WorkflowRunURL != "https://github.com/octo-org/octo-repo/actions/runs/99" || j.Seq != 1 {
 					t.Fatalf("job = %+v", j)
 				}
 				e.wantNotified(e.pool.ID)
@@ -315,7 +316,8 @@ func TestWebhooks(t *testing.T) {
 			check: func(t *testing.T, e *env) {
 				j := e.job(26)
 				if j.Action != garrison.JobInProgress || j.EntityID != e.org.ID || j.RunnerName != "act-1" ||
-					j.RepositoryOwner != "org1" || j.StartedAt.IsZero() {
+					j.RepositoryOwner != "org1" || j.StartedAt.IsZero() ||
+					j.WorkflowRunURL != giteaBase+"/org1/repo1/actions/runs/3" {
 					t.Fatalf("job = %+v", j)
 				}
 				e.wantNotified(e.gpool.ID, e.gpool.ID)

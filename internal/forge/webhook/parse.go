@@ -66,6 +66,7 @@ type Event struct {
 	RunnerGroupName string
 	HTMLURL         string
 	RunURL          string // API URL of the workflow run
+	RunPageURL      string // web page of the workflow run (garrison.RunPageURL)
 	CreatedAt       time.Time
 	StartedAt       time.Time
 	CompletedAt     time.Time
@@ -152,7 +153,7 @@ func (ev *Event) Job() garrison.Job {
 		RunnerGroupName: ev.RunnerGroupName,
 		RepositoryName:  ev.RepoName,
 		RepositoryOwner: ev.RepoOwner,
-		WorkflowRunURL:  ev.RunURL,
+		WorkflowRunURL:  ev.RunPageURL,
 		Labels:          append([]string(nil), ev.Labels...),
 	}
 }
