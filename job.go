@@ -1,6 +1,10 @@
 package garrison
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // JobAction is the state of a workflow job as the forge reports it. It only moves forward.
 type JobAction string
@@ -27,7 +31,8 @@ func (a JobAction) Rank() int {
 
 // Job is a workflow job garrison knows about.
 type Job struct {
-	ID              int64 // workflow job id
+	ID              int64 // the forge's workflow job id: the ledger's key
+	Seq             int64 // the server's own id (the REST API's id): from 1 in the order jobs were first recorded, set by the store
 	RunID           int64
 	Action          JobAction
 	Status          string
@@ -41,7 +46,7 @@ type Job struct {
 	RunnerGroupName string
 	RepositoryName  string
 	RepositoryOwner string
-	WorkflowRunURL  string
+	WorkflowRunURL  string // the run's web page (RunPageURL)
 	Labels          []string
 	EntityID        string
 	EntityType      EntityType
@@ -49,4 +54,29 @@ type Job struct {
 	Reason          string // why it is waiting or not served, "" when nothing holds it up
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
+}
+
+// runsPath is the path segment of a workflow run's web page on GitHub and Gitea.
+const runsPath = "/actions/runs/"
+
+// RunPageURL returns the web page of a workflow job's run, for Job.WorkflowRunURL: the
+// job's html_url cut after its run (<repository page>/actions/runs/<run>, the form
+// GitHub and Gitea both use), else the repository's web page followed by
+// /actions/runs/<runID>; "" when neither gives an http(s) URL.
+func RunPageURL(jobHTMLURL, repoHTMLURL string, runID int64) string {
+	if i := strings.Index(jobHTMLURL, runsPath); i > 0 && ValidURL(jobHTMLURL[:i]) {
+		rest := jobHTMLURL[i+len(runsPath):]
+		n := 0
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n > 0 && (n == len(rest) || rest[n] == '/') {
+			return jobHTMLURL[:i+len(runsPath)+n]
+		}
+	}
+	repo := strings.TrimRight(repoHTMLURL, "/")
+	if runID <= 0 || !ValidURL(repo) {
+		return ""
+	}
+	return repo + runsPath + strconv.FormatInt(runID, 10)
 }

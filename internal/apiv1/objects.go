@@ -252,8 +252,8 @@ type Instance struct {
 
 // Job is a workflow job garrison knows about.
 type Job struct {
-	ID              int64     `json:"id"`
-	WorkflowJobID   int64     `json:"workflow_job_id,omitempty"`
+	ID              int64     `json:"id"`                        // the server's own id: from 1, in the order jobs were recorded
+	WorkflowJobID   int64     `json:"workflow_job_id,omitempty"` // the forge's workflow job id
 	ScaleSetJobID   string    `json:"scaleset_job_id,omitempty"`
 	RunID           int64     `json:"run_id,omitempty"`
 	Action          string    `json:"action,omitempty"`
@@ -268,7 +268,7 @@ type Job struct {
 	RunnerGroupName string    `json:"runner_group_name,omitempty"`
 	RepositoryName  string    `json:"repository_name,omitempty"`
 	RepositoryOwner string    `json:"repository_owner,omitempty"`
-	WorkflowRunURL  string    `json:"workflow_run_url,omitempty"`
+	WorkflowRunURL  string    `json:"workflow_run_url,omitempty"` // the run's web page
 	Labels          []string  `json:"labels,omitempty"`
 	RepoID          *string   `json:"repo_id,omitempty"`
 	OrgID           *string   `json:"org_id,omitempty"`

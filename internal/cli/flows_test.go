@@ -102,7 +102,7 @@ var commonReplies = map[string]reply{
 	"GET /pools/" + poolID + "/instances":        {body: []apiv1.Instance{testRunner}},
 	"GET /scalesets/7/instances":                 {body: []apiv1.Instance{{Name: "ss-runner", ScaleSetID: 7, Status: "running"}}},
 	"GET /repositories/" + repoID + "/instances": {body: []apiv1.Instance{testRunner}},
-	"GET /jobs":                                  {body: []apiv1.Job{{ID: 99, Name: "build", Status: "queued", RepositoryOwner: "octo", RepositoryName: "hello", Labels: []string{"self-hosted", "gpu"}}}},
+	"GET /jobs":                                  {body: []apiv1.Job{{ID: 99, WorkflowJobID: 4242, Name: "build", Status: "queued", RepositoryOwner: "octo", RepositoryName: "hello", Labels: []string{"self-hosted", "gpu"}}}},
 	"GET /providers":                             {body: []apiv1.Provider{{Name: "lxd", Type: "external", Description: "LXD"}}},
 	"GET /metrics-token":                         {body: apiv1.JWTResponse{Token: "metrics.jwt.token"}},
 	"POST /repositories/" + repoID + "/webhook":  {body: apiv1.HookInfo{ID: 42, URL: "http://ctl/webhooks/x", Events: []string{"workflow_job"}, Active: true}},
@@ -351,7 +351,7 @@ func flows() []flow {
 			calls: []want{del("/instances/garm-abc", "bypassGHUnauthorized=true&forceRemove=true")}},
 
 		// misc
-		{name: "job list", args: []string{"job", "list"}, calls: []want{get("/jobs")}, stdout: []string{"99", "build", "queued", "octo/hello", "self-hosted,gpu"}},
+		{name: "job list", args: []string{"job", "list"}, calls: []want{get("/jobs")}, stdout: []string{"99", "4242", "build", "queued", "octo/hello", "self-hosted,gpu"}},
 		{name: "provider list", args: []string{"provider", "list"}, calls: []want{get("/providers")}, stdout: []string{"NAME", "lxd", "external", "LXD"}},
 		{name: "metrics-token create", args: []string{"metrics-token", "create"}, calls: []want{get("/metrics-token")}, stdout: []string{"metrics.jwt.token\n"}},
 	}

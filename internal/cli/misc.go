@@ -27,9 +27,9 @@ func (a *app) jobCmd() *cobra.Command {
 				if j.RepositoryName != "" {
 					repo = j.RepositoryOwner + "/" + j.RepositoryName
 				}
-				rows = append(rows, []string{fmt.Sprint(j.ID), j.Name, j.Status, j.Conclusion, j.RunnerName, repo, strings.Join(j.Labels, ","), j.LockedBy, j.Reason})
+				rows = append(rows, []string{fmt.Sprint(j.ID), fmt.Sprint(j.WorkflowJobID), j.Name, j.Status, j.Conclusion, j.RunnerName, repo, strings.Join(j.Labels, ","), j.LockedBy, j.Reason})
 			}
-			writeTable(w, []string{"ID", "NAME", "STATUS", "CONCLUSION", "RUNNER NAME", "REPOSITORY", "LABELS", "LOCKED BY", "REASON"}, rows)
+			writeTable(w, []string{"ID", "WORKFLOW JOB ID", "NAME", "STATUS", "CONCLUSION", "RUNNER NAME", "REPOSITORY", "LABELS", "LOCKED BY", "REASON"}, rows)
 		})
 	})
 	return group("job", "Inspect jobs", []string{"jobs"}, list)

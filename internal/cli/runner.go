@@ -127,7 +127,7 @@ func runnerFields(r apiv1.Instance) []field {
 		field{"Updated at", timeStr(r.UpdatedAt)},
 	)
 	if r.Job != nil {
-		fs = append(fs, field{"Job", fmt.Sprintf("%d %s (%s)", r.Job.ID, r.Job.Name, r.Job.Status)})
+		fs = append(fs, field{"Job", fmt.Sprintf("%d %s (%s), workflow job %d", r.Job.ID, r.Job.Name, r.Job.Status, r.Job.WorkflowJobID)})
 	}
 	if len(r.ProviderFault) > 0 {
 		fs = append(fs, field{"Provider fault", string(r.ProviderFault)})

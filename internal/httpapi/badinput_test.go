@@ -22,7 +22,12 @@ type fixture struct {
 
 func newFixture(t testing.TB, edit ...func(*httpapi.Options)) *fixture {
 	h := newHarness(t, openSQLite, edit...)
-	f := &fixture{h: h, tok: h.ready()}
+	return newFixtureOn(t, h, h.ready())
+}
+
+// newFixtureOn adds the fixture's objects to a ready harness.
+func newFixtureOn(_ testing.TB, h *harness, tok string) *fixture {
+	f := &fixture{h: h, tok: tok}
 	var c apiv1.ForgeCredentials
 	h.expect(h.call("POST", api("/github/credentials"), f.tok, map[string]any{"name": "pat", "endpoint": "github.com",
 		"auth_type": "pat", "pat": map[string]any{"oauth2_token": "x"}}), 200, &c)
@@ -302,8 +307,8 @@ func TestJobsShowWhyTheyWait(t *testing.T) {
 		t.Fatalf("jobs %+v", jobs)
 	}
 	for _, j := range jobs {
-		if j.Reason != want[j.ID] {
-			t.Errorf("job %d reason %q, want %q", j.ID, j.Reason, want[j.ID])
+		if j.Reason != want[j.WorkflowJobID] {
+			t.Errorf("job %d reason %q, want %q", j.WorkflowJobID, j.Reason, want[j.WorkflowJobID])
 		}
 	}
 }

@@ -475,7 +475,7 @@ func flowRunnersAndJobs(t *testing.T, h *harness, tok, repoID, poolID string) {
 	r = h.call("GET", api("/jobs"), tok, nil)
 	var jobs []apiv1.Job
 	h.expect(r, 200, &jobs)
-	if len(jobs) != 1 || jobs[0].ID != 4242 || jobs[0].LockedBy != "00000000-0000-0000-0000-000000000000" ||
+	if len(jobs) != 1 || jobs[0].ID != 1 || jobs[0].WorkflowJobID != 4242 || jobs[0].LockedBy != "00000000-0000-0000-0000-000000000000" ||
 		jobs[0].RepoID == nil || *jobs[0].RepoID != repoID {
 		t.Errorf("jobs = %s", r.body)
 	}

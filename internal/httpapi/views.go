@@ -138,7 +138,7 @@ func instanceView(i garrison.Instance, hasShell bool, job *garrison.Job) apiv1.I
 
 func jobView(j garrison.Job) apiv1.Job {
 	v := apiv1.Job{
-		ID: j.ID, WorkflowJobID: j.ID, RunID: j.RunID, Action: string(j.Action), Status: j.Status,
+		ID: j.Seq, WorkflowJobID: j.ID, RunID: j.RunID, Action: string(j.Action), Status: j.Status,
 		Conclusion: j.Conclusion, Name: j.Name, StartedAt: j.StartedAt, CompletedAt: j.CompletedAt,
 		RunnerID: j.RunnerID, RunnerName: j.RunnerName, RunnerGroupID: j.RunnerGroupID,
 		RunnerGroupName: j.RunnerGroupName, RepositoryName: j.RepositoryName,

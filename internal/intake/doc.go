@@ -14,9 +14,9 @@
 //     upon before the signature is verified: only its routing fields (html_url, the
 //     repository, organization or enterprise names) are used to find the endpoint and the
 //     entity, whose webhook secret is needed to check the signature. A body that cannot be
-//     routed (empty, not JSON, missing fields, a job id of 0, an unknown target type) is
-//     answered 400 before the signature check: there is no secret to check it with, and
-//     the answer reveals nothing the caller did not send.
+//     routed (empty, not JSON, missing fields, a job id of 0 or below, an unknown target
+//     type) is answered 400 before the signature check: there is no secret to check it
+//     with, and the answer reveals nothing the caller did not send.
 //  5. Endpoint: scheme://host of workflow_job.html_url against the base URLs of the
 //     endpoints of the delivery's forge type; no match is 200, counted as owner_unknown
 //     (W-6). A base URL with a path (a Gitea served under a sub-path) also matches when
@@ -46,12 +46,19 @@
 //
 // # Ledger and side effects
 //
+// A runner is ours for a delivery only when it is an instance in a pool (enabled or not)
+// of the entity whose secret verified the delivery. A delivery naming an instance of
+// another entity's pool (a repository's runner seen through its organization's hook, or a
+// forged delivery) is answered 200, counted as foreign_runner, and changes nothing: no job
+// is recorded or advanced, no instance touched, no pool enqueued. The owning entity gets
+// the same event through its own hook.
+//
 // A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded only
 // when its status is queued and an enabled pool of the entity has all of its labels, or
-// when its runner is one of our instances (else 422 "job <id> should not be recorded"); a
-// known job is updated with garrison.Job.Advance (action only forward, else 400). The
-// runner that took the job (id and name) and the forge's timestamps are kept; a missing
-// start or completion time is filled from the clock.
+// when its runner is ours (else 422 "job <id> should not be recorded"); a known job is
+// updated with garrison.Job.Advance (action only forward, else 400). The runner that took
+// the job (id and name) and the forge's timestamps are kept; a missing start or
+// completion time is filled from the clock.
 //
 // in_progress on one of our runners forces its runner status to active (unless the runner
 // is already terminated or the instance is being deleted) and binds the job to it.

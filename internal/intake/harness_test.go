@@ -241,7 +241,8 @@ type job struct {
 	labels         []string
 	runner         string
 	htmlBase       string // default https://github.com
-	owner, repo    string // default octo-org/octo-repo
+	owner, repo    string // default octo-org/octo-repo (org1/repo1 for Gitea)
+	enterprise     string // GitHub: the enterprise slug sent, none when ""
 }
 
 func (j job) defaults() job {
@@ -273,20 +274,25 @@ func (j job) github() []byte {
 	if j.action == "completed" {
 		wj["conclusion"], wj["completed_at"] = "success", "2025-08-05T10:40:00Z"
 	}
-	return mustJSON(map[string]any{
+	body := map[string]any{
 		"action": j.action, "workflow_job": wj,
 		"repository":   map[string]any{"name": j.repo, "full_name": j.owner + "/" + j.repo, "owner": map[string]any{"login": j.owner}},
 		"organization": map[string]any{"login": j.owner}, "sender": map[string]any{"login": "octocat"},
-	})
+	}
+	if j.enterprise != "" {
+		body["enterprise"] = map[string]any{"slug": j.enterprise, "name": j.enterprise}
+	}
+	return mustJSON(body)
 }
 
-// gitea returns a Gitea payload for org1/repo1: no runner fields until assigned, epoch
+// gitea returns a Gitea payload for org1/repo1 (or j.repo): no runner fields until assigned, epoch
 // placeholders, an organization without login.
 func (j job) gitea() []byte {
+	repo := cmpOr(j.repo, "repo1")
 	wj := map[string]any{
 		"id": j.id, "run_id": 3, "status": cmpOr(j.status, j.action), "name": "build", "steps": []any{},
-		"html_url":   giteaBase + "/org1/repo1/actions/runs/3/jobs/" + itoa(j.id),
-		"run_url":    giteaBase + "/api/v1/repos/org1/repo1/actions/runs/3",
+		"html_url":   giteaBase + "/org1/" + repo + "/actions/runs/3/jobs/" + itoa(j.id),
+		"run_url":    giteaBase + "/api/v1/repos/org1/" + repo + "/actions/runs/3",
 		"created_at": "2025-01-02T03:04:05Z", "started_at": "1970-01-01T00:00:00Z", "completed_at": "1970-01-01T00:00:00Z",
 		"labels": j.labels,
 	}
@@ -295,7 +301,7 @@ func (j job) gitea() []byte {
 	}
 	return mustJSON(map[string]any{
 		"action": j.action, "workflow_job": wj,
-		"repository":   map[string]any{"name": "repo1", "owner": map[string]any{"login": "org1", "username": "org1"}},
+		"repository":   map[string]any{"name": repo, "owner": map[string]any{"login": "org1", "username": "org1"}},
 		"organization": map[string]any{"id": 3, "name": "org1", "username": "org1", "full_name": ""},
 	})
 }

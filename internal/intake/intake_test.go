@@ -47,7 +47,8 @@ func TestWebhooks(t *testing.T) {
 			check: func(t *testing.T, e *env) {
 				j := e.job(1)
 				if j.Action != garrison.JobQueued || j.EntityID != e.repo.ID || j.EntityType != garrison.Repository ||
-					!slices.Equal(j.Labels, stdLabels) || j.RepositoryOwner != "octo-org" || j.CreatedAt.IsZero() {
+					!slices.Equal(j.Labels, stdLabels) || j.RepositoryOwner != "octo-org" || j.CreatedAt.IsZero() ||
+					j.WorkflowRunURL != "https://github.com/octo-org/octo-repo/actions/runs/99" || j.Seq != 1 {
 					t.Fatalf("job = %+v", j)
 				}
 				e.wantNotified(e.pool.ID)
@@ -221,6 +222,22 @@ func TestWebhooks(t *testing.T) {
 			steps: []step{{d: ghJob(queued(0, stdLabels...), "d1"), status: 400, errText: "Bad Request"}},
 		},
 		{
+			name: "negative job ids are malformed, on GitHub and Gitea",
+			steps: []step{
+				{d: ghJob(queued(-1, stdLabels...), "d1"), status: 400, errText: "Bad Request", details: "invalid field", result: ResultMalformed},
+				{d: ghJob(queued(-9223372036854775808, stdLabels...).as("in_progress", ourRunner), "d2"), status: 400, result: ResultMalformed},
+				{d: giteaJob(job{action: "queued", id: -26, labels: []string{"ubuntu-latest"}}, "g1"), status: 400, details: "invalid field", result: ResultMalformed},
+			},
+			check: func(t *testing.T, e *env) {
+				e.wantNoJob(-1)
+				e.wantNoJob(-26)
+				e.wantNotified()
+				if i := e.instance(ourRunner); i.RunnerStatus != garrison.RunnerIdle {
+					t.Fatalf("runner status %s", i.RunnerStatus)
+				}
+			},
+		},
+		{
 			name: "unknown target type",
 			steps: []step{{d: func(e *env) delivery {
 				d := ghJob(queued(17, stdLabels...), "d1")(e)
@@ -299,7 +316,8 @@ func TestWebhooks(t *testing.T) {
 			check: func(t *testing.T, e *env) {
 				j := e.job(26)
 				if j.Action != garrison.JobInProgress || j.EntityID != e.org.ID || j.RunnerName != "act-1" ||
-					j.RepositoryOwner != "org1" || j.StartedAt.IsZero() {
+					j.RepositoryOwner != "org1" || j.StartedAt.IsZero() ||
+					j.WorkflowRunURL != giteaBase+"/org1/repo1/actions/runs/3" {
 					t.Fatalf("job = %+v", j)
 				}
 				e.wantNotified(e.gpool.ID, e.gpool.ID)

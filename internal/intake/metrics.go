@@ -29,13 +29,14 @@ const (
 	ResultIgnored         Result = "ignored"          // no labels, or an action garrison skips
 	ResultRejected        Result = "rejected"         // owner mismatch, status going backwards (400)
 	ResultNotRecorded     Result = "not_recorded"     // new job no pool can serve (422)
+	ResultForeignRunner   Result = "foreign_runner"   // names a runner of another entity's pool (200)
 	ResultError           Result = "error"            // store failure (500)
 )
 
 var allResults = []Result{
 	ResultOK, ResultDuplicate, ResultPing, ResultIgnoredEvent, ResultWrongController, ResultTooLarge,
 	ResultMalformed, ResultOwnerUnknown, ResultEntityUnknown, ResultBadSignature, ResultIgnored,
-	ResultRejected, ResultNotRecorded, ResultError,
+	ResultRejected, ResultNotRecorded, ResultForeignRunner, ResultError,
 }
 
 // metrics are the receiver's collectors; nil collectors when no registerer is given.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
@@ -24,7 +25,8 @@ func (e *ruleError) Unwrap() error { return e.error }
 // target is what a delivery's job concerns on our side.
 type target struct {
 	pools    []garrison.Pool    // enabled pools of the entity matching the labels
-	instance *garrison.Instance // our instance named runner_name, nil when not ours
+	instance *garrison.Instance // our instance named runner_name, in a pool of the entity; nil when not ours
+	foreign  bool               // runner_name is our instance, but in a pool of another entity
 }
 
 // record applies the job rules (W-9) and side effects (W-10) of a verified delivery.
@@ -40,6 +42,11 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 	tg, err := h.target(ctx, ev, ent)
 	if err != nil {
 		return h.storeFailure(ctx, ev, "read pools and instance", err)
+	}
+	if tg.foreign {
+		h.logs.logf(ctx, slog.LevelInfo, ResultForeignRunner, "webhook: job names a runner of another entity's pool",
+			"delivery", ev.DeliveryID, "entity", ent.FullName(), "job", ev.JobID, "runner", ev.RunnerName, "action", ev.Action)
+		return okReply(ResultForeignRunner)
 	}
 	job, err := h.store.UpsertJob(ctx, ev.JobID, func(j *garrison.Job, exists bool) error {
 		if err := h.apply(j, exists, ev, ent, tg); err != nil {
@@ -78,7 +85,9 @@ func validateOwner(ev *webhook.Event, ent garrison.Entity) error {
 	return nil
 }
 
-// target reads the pools matching the job and the instance running it.
+// target reads the pools matching the job and the instance running it. The instance is
+// ours only when its pool belongs to ent, the entity whose secret verified the delivery:
+// another entity's delivery never touches it (W-10).
 func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.Entity) (target, error) {
 	pools, err := h.matchingPools(ctx, ev, ent)
 	if err != nil {
@@ -90,12 +99,41 @@ func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.En
 	}
 	inst, err := h.store.Instance(ctx, ev.RunnerName)
 	switch {
-	case err == nil:
-		tg.instance = &inst
-	case !errors.Is(err, garrison.ErrNotFound):
+	case errors.Is(err, garrison.ErrNotFound):
+		return tg, nil
+	case err != nil:
 		return target{}, err
 	}
+	owned, err := h.hasPool(ctx, ent.ID, inst.PoolID)
+	switch {
+	case err != nil:
+		return target{}, err
+	case owned:
+		tg.instance = &inst
+	default:
+		tg.foreign = true
+	}
 	return tg, nil
+}
+
+// hasPool reports whether poolID is one of the entity's pools, enabled or not. Cached
+// pools only ever accept: a pool they lack is looked for again in fresh data, so that the
+// runner of a pool created a moment ago is ours at once.
+func (h *Handler) hasPool(ctx context.Context, entityID, poolID string) (bool, error) {
+	has := func(ps []garrison.Pool) bool {
+		return slices.ContainsFunc(ps, func(p garrison.Pool) bool { return p.ID == poolID })
+	}
+	pools, cached, err := h.cache.listPools(ctx, entityID, false)
+	if err != nil {
+		return false, err
+	}
+	if has(pools) || !cached {
+		return has(pools), nil
+	}
+	if pools, _, err = h.cache.listPools(ctx, entityID, true); err != nil {
+		return false, err
+	}
+	return has(pools), nil
 }
 
 // matchingPools returns the enabled pools of ent that have all of the job's labels. When

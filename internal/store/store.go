@@ -63,7 +63,8 @@ type Endpoints interface {
 	// CreateEndpoint: ErrConflict if the name exists for any forge type.
 	CreateEndpoint(ctx context.Context, e garrison.Endpoint) (garrison.Endpoint, error)
 	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
-	// ListEndpoints lists endpoints of one forge type, or all when t is "".
+	// ListEndpoints lists endpoints of one forge type, or all when t is "", in creation
+	// order.
 	ListEndpoints(ctx context.Context, t garrison.ForgeType) ([]garrison.Endpoint, error)
 	// UpdateEndpoint: ErrInvalid if a URL changes while credentials use the endpoint.
 	UpdateEndpoint(ctx context.Context, name string, fn func(*garrison.Endpoint) error) (garrison.Endpoint, error)
@@ -85,6 +86,7 @@ type Credentials interface {
 	// ErrConflict if the name is taken. Returns the row with its new ID.
 	CreateCredentials(ctx context.Context, c garrison.Credentials) (garrison.Credentials, error)
 	Credentials(ctx context.Context, id uint) (garrison.Credentials, error)
+	// ListCredentials lists the credentials matching f in creation order.
 	ListCredentials(ctx context.Context, f CredentialsFilter) ([]garrison.Credentials, error)
 	UpdateCredentials(ctx context.Context, id uint, fn func(*garrison.Credentials) error) (garrison.Credentials, error)
 	// DeleteCredentials: ErrInvalid while entities use them; nil if missing.
@@ -107,6 +109,7 @@ type Entities interface {
 	// endpoint (case-insensitive); ErrNotFound if the credentials do not exist.
 	CreateEntity(ctx context.Context, e garrison.Entity) (garrison.Entity, error)
 	Entity(ctx context.Context, id string) (garrison.Entity, error)
+	// ListEntities lists the entities matching f in creation order.
 	ListEntities(ctx context.Context, f EntityFilter) ([]garrison.Entity, error)
 	UpdateEntity(ctx context.Context, id string, fn func(*garrison.Entity) error) (garrison.Entity, error)
 	// DeleteEntity: ErrInvalid while pools exist; ErrNotFound if missing.
@@ -128,6 +131,7 @@ type Pools interface {
 	// CreatePool: ErrNotFound if the entity does not exist.
 	CreatePool(ctx context.Context, p garrison.Pool) (garrison.Pool, error)
 	Pool(ctx context.Context, id string) (garrison.Pool, error)
+	// ListPools lists the pools matching f in creation order.
 	ListPools(ctx context.Context, f PoolFilter) ([]garrison.Pool, error)
 	UpdatePool(ctx context.Context, id string, fn func(*garrison.Pool) error) (garrison.Pool, error)
 	// DeletePool: ErrInvalid while the pool has instances; ErrNotFound if missing.
@@ -148,10 +152,10 @@ type Instances interface {
 	// Instance looks an instance up by name, with its newest status messages.
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	InstanceByID(ctx context.Context, id string) (garrison.Instance, error)
-	// ListInstances returns instances without status messages and with JITConfig nil:
-	// lists do not read or unseal the sealed JIT config. Only single-instance reads
-	// (Instance, InstanceByID, the instance UpdateInstance passes to fn and returns)
-	// carry it; read the instance when its JIT config is needed.
+	// ListInstances returns instances in creation order, without status messages and with
+	// JITConfig nil: lists do not read or unseal the sealed JIT config. Only
+	// single-instance reads (Instance, InstanceByID, the instance UpdateInstance passes to
+	// fn and returns) carry it; read the instance when its JIT config is needed.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]garrison.Instance, error)
 	// UpdateInstance: ErrConflict if the provider id becomes a duplicate.
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
@@ -171,10 +175,14 @@ type JobFilter struct {
 
 // Jobs keeps the job ledger.
 type Jobs interface {
-	// UpsertJob creates or updates the job with the given id atomically. fn receives the
-	// current row (zero Job with ID set when exists is false) and edits it in place.
+	// UpsertJob creates or updates the job with the given workflow job id atomically. fn
+	// receives the current row (zero Job with ID set when exists is false) and edits it in
+	// place. A new job gets the next Seq, never one a deleted job had; ID, Seq and
+	// CreatedAt cannot change.
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	// Job returns the job with the given workflow job id.
 	Job(ctx context.Context, id int64) (garrison.Job, error)
+	// ListJobs lists the jobs matching f in creation order (by Seq).
 	ListJobs(ctx context.Context, f JobFilter) ([]garrison.Job, error)
 	DeleteJob(ctx context.Context, id int64) error
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -123,6 +124,10 @@ func TestHooksAndJobs(t *testing.T) {
 	jobs, err := c.QueuedJobs(ctx, org)
 	if err != nil || len(jobs) != 1 || jobs[0].ID != b {
 		t.Fatalf("queued: %+v %v", jobs, err)
+	}
+	if want := fmt.Sprintf("/acme/app/actions/runs/%d", jobs[0].RunID); !strings.HasSuffix(jobs[0].WorkflowRunURL, want) ||
+		strings.Contains(jobs[0].WorkflowRunURL, "/api/") {
+		t.Fatalf("workflow run URL %q, want the run's web page", jobs[0].WorkflowRunURL)
 	}
 	if _, err := sim.CompleteJob(a, rn.Secret, "success"); err != nil {
 		t.Fatal(err)

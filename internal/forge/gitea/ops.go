@@ -175,7 +175,7 @@ type jobJSON struct {
 	Labels     []string `json:"labels"`
 	RunnerID   int64    `json:"runner_id"`
 	RunnerName string   `json:"runner_name"`
-	RunURL     string   `json:"run_url"`
+	HTMLURL    string   `json:"html_url"`
 	CreatedAt  string   `json:"created_at"`
 }
 
@@ -199,7 +199,7 @@ func (c *Client) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.
 			out = append(out, garrison.Job{
 				ID: j.ID, RunID: j.RunID, Action: garrison.JobQueued, Status: j.Status, Conclusion: j.Conclusion,
 				Name: j.Name, Labels: j.Labels, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
-				WorkflowRunURL: j.RunURL, CreatedAt: created,
+				WorkflowRunURL: garrison.RunPageURL(j.HTMLURL, "", j.RunID), CreatedAt: created,
 			})
 		}
 		if len(pg.Jobs) < pageSize || len(out) >= pg.TotalCount {

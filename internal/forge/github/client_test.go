@@ -8,6 +8,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,6 +218,7 @@ func testQueuedJobs(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 	if err != nil || len(jobs) != 1 || jobs[0].ID != b || jobs[0].Labels[0] != "gpu" {
 		t.Fatalf("queued jobs: %+v %v", jobs, err)
 	}
+	wantRunPage(t, jobs[0])
 }
 
 func TestPaginationAndETag(t *testing.T) {
@@ -305,5 +307,14 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := github.New(garrison.Endpoint{CACertBundle: []byte("junk")}, patCreds(), github.Options{}); !errors.Is(err, garrison.ErrInvalid) {
 		t.Fatalf("bad CA bundle: %v", err)
+	}
+}
+
+// wantRunPage checks a job's WorkflowRunURL is its run's web page, not the API's.
+func wantRunPage(t *testing.T, j garrison.Job) {
+	t.Helper()
+	if want := fmt.Sprintf("/acme/app/actions/runs/%d", j.RunID); !strings.HasSuffix(j.WorkflowRunURL, want) ||
+		strings.Contains(j.WorkflowRunURL, "/repos/") {
+		t.Fatalf("workflow run URL %q, want the run's web page", j.WorkflowRunURL)
 	}
 }

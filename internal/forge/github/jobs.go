@@ -78,7 +78,7 @@ func toJob(owner, repo string, j *gh.WorkflowJob) garrison.Job {
 		Conclusion: j.GetConclusion(), Name: j.GetName(), StartedAt: j.GetStartedAt().Time,
 		CompletedAt: j.GetCompletedAt().Time, RunnerID: j.GetRunnerID(), RunnerName: j.GetRunnerName(),
 		RunnerGroupID: j.GetRunnerGroupID(), RunnerGroupName: j.GetRunnerGroupName(),
-		RepositoryOwner: owner, RepositoryName: repo, WorkflowRunURL: j.GetRunURL(),
+		RepositoryOwner: owner, RepositoryName: repo, WorkflowRunURL: garrison.RunPageURL(j.GetHTMLURL(), "", j.GetRunID()),
 		Labels: j.Labels, CreatedAt: j.GetCreatedAt().Time,
 	}
 }

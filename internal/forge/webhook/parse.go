@@ -18,6 +18,7 @@ var (
 	ErrMissingJobData = &garrison.Error{Code: garrison.EInvalid, Message: "missing job data"}
 	ErrInvalidJSON    = &garrison.Error{Code: garrison.EInvalid, Message: "invalid JSON payload"}
 	ErrMissingField   = &garrison.Error{Code: garrison.EInvalid, Message: "missing field"}
+	ErrInvalidField   = &garrison.Error{Code: garrison.EInvalid, Message: "invalid field"}
 	ErrIgnoredEvent   = &garrison.Error{Code: garrison.EUnprocessable, Message: "not a workflow_job event"}
 )
 
@@ -65,6 +66,7 @@ type Event struct {
 	RunnerGroupName string
 	HTMLURL         string
 	RunURL          string // API URL of the workflow run
+	RunPageURL      string // web page of the workflow run (garrison.RunPageURL)
 	CreatedAt       time.Time
 	StartedAt       time.Time
 	CompletedAt     time.Time
@@ -96,8 +98,11 @@ func ParseWorkflowJob(m Meta, body []byte) (*Event, error) {
 	if err := ev.setEntity(&p); err != nil {
 		return nil, err
 	}
-	if ev.JobID == 0 {
+	switch {
+	case ev.JobID == 0:
 		return nil, fmt.Errorf("webhook: workflow_job.id: %w", ErrMissingField)
+	case ev.JobID < 0:
+		return nil, fmt.Errorf("webhook: workflow_job.id %d: %w", ev.JobID, ErrInvalidField)
 	}
 	return ev, nil
 }
@@ -148,7 +153,7 @@ func (ev *Event) Job() garrison.Job {
 		RunnerGroupName: ev.RunnerGroupName,
 		RepositoryName:  ev.RepoName,
 		RepositoryOwner: ev.RepoOwner,
-		WorkflowRunURL:  ev.RunURL,
+		WorkflowRunURL:  ev.RunPageURL,
 		Labels:          append([]string(nil), ev.Labels...),
 	}
 }

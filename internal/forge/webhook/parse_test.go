@@ -61,16 +61,17 @@ func TestParseGitHub(t *testing.T) {
 		JobID: 289782451, RunID: 2202229078, RunAttempt: 1, Name: "linters", WorkflowName: "CI",
 		Status: "in_progress", Labels: []string{"self-hosted", "linux"},
 		RunnerID: 5, RunnerName: "garm-abc123", RunnerGroupID: 1, RunnerGroupName: "Default",
-		HTMLURL:   "https://github.com/octo-org/octo-repo/actions/runs/2202229078/job/289782451",
-		RunURL:    "https://api.github.com/repos/octo-org/octo-repo/actions/runs/2202229078",
-		CreatedAt: time.Date(2021, 8, 5, 10, 34, 50, 0, time.UTC),
-		StartedAt: time.Date(2021, 8, 5, 10, 34, 58, 0, time.UTC),
+		HTMLURL:    "https://github.com/octo-org/octo-repo/actions/runs/2202229078/job/289782451",
+		RunURL:     "https://api.github.com/repos/octo-org/octo-repo/actions/runs/2202229078",
+		RunPageURL: "https://github.com/octo-org/octo-repo/actions/runs/2202229078",
+		CreatedAt:  time.Date(2021, 8, 5, 10, 34, 50, 0, time.UTC),
+		StartedAt:  time.Date(2021, 8, 5, 10, 34, 58, 0, time.UTC),
 	}
 	if !equalEvent(*ev, want) {
 		t.Fatalf("got  %+v\nwant %+v", *ev, want)
 	}
 	j := ev.Job()
-	if j.ID != want.JobID || j.Action != garrison.JobInProgress || j.WorkflowRunURL != want.RunURL || j.RepositoryOwner != "octo-org" {
+	if j.ID != want.JobID || j.Action != garrison.JobInProgress || j.WorkflowRunURL != want.RunPageURL || j.RepositoryOwner != "octo-org" {
 		t.Fatalf("Job() = %+v", j)
 	}
 }
@@ -92,6 +93,9 @@ func TestParseGitea(t *testing.T) {
 	}
 	if !ev.StartedAt.IsZero() || !ev.CompletedAt.IsZero() || ev.CreatedAt.IsZero() {
 		t.Fatalf("epoch placeholders not zeroed: %v %v", ev.StartedAt, ev.CompletedAt)
+	}
+	if want := "http://127.0.0.1:3000/org1/repo1/actions/runs/3"; ev.RunPageURL != want || ev.Job().WorkflowRunURL != want {
+		t.Fatalf("run page %q, job's workflow run URL %q, want %q", ev.RunPageURL, ev.Job().WorkflowRunURL, want)
 	}
 }
 
@@ -147,6 +151,10 @@ func TestParseErrors(t *testing.T) {
 		{"no repository", githubHeaders(TargetRepository), `{"workflow_job":{"id":1}}`, ErrMissingField},
 		{"no organization", githubHeaders(TargetOrganization), `{"workflow_job":{"id":1}}`, ErrMissingField},
 		{"no enterprise", githubHeaders(TargetBusiness), `{"workflow_job":{"id":1}}`, ErrMissingField},
+		{"negative job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":-1},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrInvalidField},
+		{"most negative job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":-9223372036854775808},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrInvalidField},
+		{"negative job id, Gitea", giteaHeaders(TargetOrganization), `{"workflow_job":{"id":-7},"organization":{"name":"org1"}}`, ErrInvalidField},
+		{"zero job id", githubHeaders(TargetRepository), `{"workflow_job":{"id":0},"repository":{"name":"r","owner":{"login":"o"}}}`, ErrMissingField},
 		{"wrong types", githubHeaders(TargetRepository), `{"workflow_job":{"id":"x"}}`, ErrInvalidJSON},
 		{"ping", ping, `{"zen":"x"}`, ErrIgnoredEvent},
 		{"unknown event", http.Header{HeaderGitHubEvent: {"push"}}, `{}`, ErrIgnoredEvent},
@@ -168,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"workflow_job":null}`), TargetSystem, true)
 	f.Add([]byte(`[]`), "", false)
 	f.Add([]byte(`{"workflow_job":{"id":1,"html_url":"::"}}`), TargetOrganization, false)
+	f.Add([]byte(`{"workflow_job":{"id":-5},"organization":{"login":"o"}}`), TargetOrganization, false)
 	f.Fuzz(func(t *testing.T, body []byte, target string, gitea bool) {
 		h := githubHeaders(target)
 		if gitea {
@@ -180,8 +189,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if ev.JobID == 0 {
-			t.Fatal("parsed an event without a job id")
+		if ev.JobID <= 0 {
+			t.Fatalf("parsed an event with job id %d", ev.JobID)
 		}
 	})
 }

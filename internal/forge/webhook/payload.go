@@ -38,8 +38,9 @@ type jobPayload struct {
 }
 
 type repoPayload struct {
-	Name  string `json:"name"`
-	Owner struct {
+	Name    string `json:"name"`
+	HTMLURL string `json:"html_url"`
+	Owner   struct {
 		Login    string `json:"login"`
 		Username string `json:"username"` // Gitea also sends login; kept as a fallback
 	} `json:"owner"`
@@ -86,6 +87,7 @@ func (p *payload) event(m Meta) *Event {
 		RunnerGroupName: deref(j.RunnerGroupName),
 		HTMLURL:         j.HTMLURL,
 		RunURL:          j.RunURL,
+		RunPageURL:      garrison.RunPageURL(j.HTMLURL, p.Repository.HTMLURL, j.RunID),
 		CreatedAt:       parseTime(j.CreatedAt),
 		StartedAt:       parseTime(j.StartedAt),
 		CompletedAt:     parseTime(j.CompletedAt),

@@ -71,6 +71,11 @@ const MaxConns = 16
 // were sealed with another key, and with store.ErrSchemaTooNew if a newer garrison
 // migrated it.
 func Open(ctx context.Context, dsn string, newSealer store.NewSealer) (*Store, error) {
+	return open(ctx, dsn, newSealer, sub(migrations))
+}
+
+// open is Open with the migrations to apply.
+func open(ctx context.Context, dsn string, newSealer store.NewSealer, fsys fs.FS) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse dsn: %w", err)
@@ -79,7 +84,7 @@ func Open(ctx context.Context, dsn string, newSealer store.NewSealer) (*Store, e
 	db.SetMaxOpenConns(MaxConns)
 	db.SetMaxIdleConns(MaxConns / 2)
 	s, err := sqlstore.New(ctx, sqlstore.Config{
-		Dialect: dialect, Write: db, Migrations: sub(migrations), NewSealer: newSealer,
+		Dialect: dialect, Write: db, Migrations: fsys, NewSealer: newSealer,
 	})
 	if err != nil {
 		_ = db.Close()

@@ -94,6 +94,18 @@ func open(t *testing.T) store.Store {
 	return s
 }
 
+// openAt opens a store on a new schema migrated up to version only.
+func openAt(t *testing.T, version int64) store.Store {
+	dsn := freshSchema(t)
+	s, err := postgres.OpenAt(t.Context(), dsn, storetest.NewSealer(storetest.Passphrase), version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas.Store(store.Store(s), dsn)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func reopen(t *testing.T, s store.Store, newSealer store.NewSealer) (store.Store, error) {
 	dsn, ok := schemas.Load(s)
 	if !ok {
@@ -154,7 +166,7 @@ func rawDB(t *testing.T, s store.Store) *sql.DB {
 func TestConformance(t *testing.T) {
 	baseDSN(t)
 	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
-		storetest.WithDB(rawDB))
+		storetest.WithDB(rawDB), storetest.WithOpenAt(openAt))
 }
 
 func BenchmarkStore(b *testing.B) {

@@ -61,6 +61,11 @@ func hasCode(codes ...int) func(error) bool {
 // secrets were sealed with another key, and with store.ErrSchemaTooNew if a newer
 // garrison migrated it.
 func Open(ctx context.Context, path string, newSealer store.NewSealer) (*Store, error) {
+	return open(ctx, path, newSealer, sub(migrations))
+}
+
+// open is Open with the migrations to apply.
+func open(ctx context.Context, path string, newSealer store.NewSealer, fsys fs.FS) (*Store, error) {
 	w, err := openDB(path, true)
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func Open(ctx context.Context, path string, newSealer store.NewSealer) (*Store, 
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	s, err := sqlstore.New(ctx, sqlstore.Config{
-		Dialect: dialect, Write: w, Read: r, Migrations: sub(migrations), NewSealer: newSealer,
+		Dialect: dialect, Write: w, Read: r, Migrations: fsys, NewSealer: newSealer,
 	})
 	if err != nil {
 		_ = r.Close()

@@ -25,6 +25,16 @@ func openTB(tb testing.TB) store.Store {
 
 func open(t *testing.T) store.Store { return openTB(t) }
 
+// openAt opens a store on a new file migrated up to version only.
+func openAt(t *testing.T, version int64) store.Store {
+	s, err := sqlite.OpenAt(t.Context(), filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase), version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 func reopen(t *testing.T, s store.Store, newSealer store.NewSealer) (store.Store, error) {
 	r, err := sqlite.Open(t.Context(), s.(*sqlite.Store).Path(), newSealer)
 	if err != nil {
@@ -63,7 +73,7 @@ func rawDB(t *testing.T, s store.Store) *sql.DB {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, open, storetest.WithReopen(reopen), storetest.WithRawContains(rawContains),
-		storetest.WithDB(rawDB))
+		storetest.WithDB(rawDB), storetest.WithOpenAt(openAt))
 }
 
 func BenchmarkStore(b *testing.B) {

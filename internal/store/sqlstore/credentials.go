@@ -86,12 +86,13 @@ func (s *Store) Credentials(ctx context.Context, id uint) (garrison.Credentials,
 	return cr, nil
 }
 
-// ListCredentials lists the credentials matching f, by forge type and name.
+// ListCredentials lists the credentials matching f in creation order (their IDs are a
+// sequence).
 func (s *Store) ListCredentials(ctx context.Context, f store.CredentialsFilter) ([]garrison.Credentials, error) {
 	rows, err := s.reader().query(ctx, `SELECT `+credentialsCols+` FROM credentials
 		WHERE (? = '' OR forge_type = ?) AND (? = '' OR lower(name) = lower(?))
 		AND (? = '' OR lower(endpoint_name) = lower(?))
-		ORDER BY forge_type, lower(name)`,
+		ORDER BY id`,
 		f.ForgeType, f.ForgeType, f.Name, f.Name, f.Endpoint, f.Endpoint)
 	if err != nil {
 		return nil, s.wrap("list credentials", err)

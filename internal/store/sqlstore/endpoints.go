@@ -54,10 +54,10 @@ func (s *Store) Endpoint(ctx context.Context, name string) (garrison.Endpoint, e
 	return e, nil
 }
 
-// ListEndpoints lists endpoints of one forge type, or all when t is "", by name.
+// ListEndpoints lists endpoints of one forge type, or all when t is "", in creation order.
 func (s *Store) ListEndpoints(ctx context.Context, t garrison.ForgeType) ([]garrison.Endpoint, error) {
 	rows, err := s.reader().query(ctx, `SELECT `+endpointCols+` FROM endpoints
-		WHERE (? = '' OR type = ?) ORDER BY lower(name)`, t, t)
+		WHERE (? = '' OR type = ?) ORDER BY created_at, lower(name)`, t, t)
 	if err != nil {
 		return nil, s.wrap("list endpoints", err)
 	}

@@ -84,12 +84,12 @@ func (s *Store) Entity(ctx context.Context, id string) (garrison.Entity, error) 
 	return e, nil
 }
 
-// ListEntities lists the entities matching f, by type, owner and name.
+// ListEntities lists the entities matching f in creation order.
 func (s *Store) ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error) {
 	rows, err := s.reader().query(ctx, entitySelect+`
 		WHERE (? = '' OR e.type = ?) AND (? = '' OR lower(e.owner) = lower(?))
 		AND (? = '' OR lower(e.name) = lower(?)) AND (? = '' OR lower(e.endpoint_name) = lower(?))
-		ORDER BY e.type, lower(e.owner), lower(e.name), e.id`,
+		ORDER BY e.created_at, e.id`,
 		f.Type, f.Type, f.Owner, f.Owner, f.Name, f.Name, f.Endpoint, f.Endpoint)
 	if err != nil {
 		return nil, s.wrap("list entities", err)

@@ -158,7 +158,7 @@ func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garr
 }
 
 // ListInstances returns the instances matching f, without status messages and with a
-// nil JITConfig (not read, not unsealed), by name.
+// nil JITConfig (not read, not unsealed), in creation order.
 func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
 	q := instanceListSelect + ` WHERE (? = '' OR i.pool_id = ?)`
 	args := []any{f.PoolID, f.PoolID}
@@ -166,7 +166,7 @@ func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]ga
 		q += ` AND i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`
 		args = append(args, f.EntityID)
 	}
-	rows, err := s.reader().query(ctx, q+` ORDER BY i.name`, args...)
+	rows, err := s.reader().query(ctx, q+` ORDER BY i.created_at, i.name`, args...)
 	if err != nil {
 		return nil, s.wrap("list instances", err)
 	}

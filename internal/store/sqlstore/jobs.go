@@ -14,11 +14,11 @@ const jobColumns = `run_id, action, status, conclusion, name, started_at, comple
 	runner_name, runner_group_id, runner_group_name, repository_name, repository_owner, workflow_run_url,
 	labels, entity_id, entity_type, locked_by, reason, created_at, updated_at`
 
-const jobSelect = `SELECT id, ` + jobColumns + ` FROM jobs`
+const jobSelect = `SELECT seq, id, ` + jobColumns + ` FROM jobs`
 
 func scanJob(sc interface{ Scan(...any) error }) (garrison.Job, error) {
 	var j garrison.Job
-	err := sc.Scan(&j.ID, &j.RunID, &j.Action, &j.Status, &j.Conclusion, &j.Name, utc(&j.StartedAt),
+	err := sc.Scan(&j.Seq, &j.ID, &j.RunID, &j.Action, &j.Status, &j.Conclusion, &j.Name, utc(&j.StartedAt),
 		utc(&j.CompletedAt), &j.RunnerID, &j.RunnerName, &j.RunnerGroupID, &j.RunnerGroupName,
 		&j.RepositoryName, &j.RepositoryOwner, &j.WorkflowRunURL, jsonCol{&j.Labels}, &j.EntityID,
 		&j.EntityType, &j.LockedBy, &j.Reason, utc(&j.CreatedAt), utc(&j.UpdatedAt))
@@ -41,6 +41,7 @@ var errJobRace = errors.New("job created concurrently")
 
 // UpsertJob creates or updates the job with the given id atomically: fn receives the
 // current row, locked (a zero Job with ID set when exists is false), and edits it in place.
+// A new job gets the next Seq; ID, Seq and CreatedAt cannot change.
 func (s *Store) UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error) {
 	var (
 		out garrison.Job
@@ -71,7 +72,7 @@ func (s *Store) upsertJobTx(ctx context.Context, c conn, id int64, fn func(*garr
 	if err := fn(&next, exists); err != nil {
 		return garrison.Job{}, err
 	}
-	next.ID, next.CreatedAt, next.UpdatedAt = id, cur.CreatedAt, now()
+	next.ID, next.Seq, next.CreatedAt, next.UpdatedAt = id, cur.Seq, cur.CreatedAt, now()
 	if !exists {
 		next.CreatedAt = next.UpdatedAt
 	}
@@ -84,8 +85,9 @@ func (s *Store) upsertJobTx(ctx context.Context, c conn, id int64, fn func(*garr
 		_, err = c.exec(ctx, `UPDATE jobs SET (`+jobColumns+`) =
 			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, append(args, id)...)
 	} else {
-		_, err = c.exec(ctx, `INSERT INTO jobs (id, `+jobColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append([]any{id}, args...)...)
+		err = c.row(ctx, `INSERT INTO jobs (id, `+jobColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+			append([]any{id}, args...)...).Scan(&next.Seq)
 		if s.d.unique(err) {
 			return garrison.Job{}, errJobRace
 		}
@@ -105,13 +107,13 @@ func (s *Store) Job(ctx context.Context, id int64) (garrison.Job, error) {
 	return j, nil
 }
 
-// ListJobs lists the jobs matching f, by id.
+// ListJobs lists the jobs matching f in creation order (by Seq).
 func (s *Store) ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error) {
 	if !f.UpdatedSince.IsZero() {
 		return s.listJobsSince(ctx, f)
 	}
 	rows, err := s.reader().query(ctx, jobSelect+` WHERE (? = '' OR entity_id = ?) AND (? = '' OR action = ?)
-		ORDER BY id`, f.EntityID, f.EntityID, f.Action, f.Action)
+		ORDER BY seq`, f.EntityID, f.EntityID, f.Action, f.Action)
 	if err != nil {
 		return nil, s.wrap("list jobs", err)
 	}
@@ -125,7 +127,7 @@ func (s *Store) listJobsSince(ctx context.Context, f store.JobFilter) ([]garriso
 	if f.EntityID == "" {
 		where, args = "", nil
 	}
-	rows, err := s.reader().query(ctx, jobSelect+` WHERE `+where+`updated_at >= ? AND (? = '' OR action = ?) ORDER BY id`,
+	rows, err := s.reader().query(ctx, jobSelect+` WHERE `+where+`updated_at >= ? AND (? = '' OR action = ?) ORDER BY seq`,
 		append(args, timeArg(f.UpdatedSince), f.Action, f.Action)...)
 	if err != nil {
 		return nil, s.wrap("list jobs", err)

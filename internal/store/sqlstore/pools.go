@@ -97,12 +97,12 @@ func (s *Store) poolTx(ctx context.Context, c conn, id string, lock bool) (garri
 	return p, nil
 }
 
-// ListPools lists the pools matching f with their tags, by priority then creation.
+// ListPools lists the pools matching f with their tags, in creation order.
 func (s *Store) ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error) {
 	var out []garrison.Pool
 	err := s.read(ctx, func(c conn) error {
 		const where = `(? = '' OR p.entity_id = ?)`
-		rows, err := c.query(ctx, poolSelect+` WHERE `+where+` ORDER BY p.priority DESC, p.created_at, p.id`,
+		rows, err := c.query(ctx, poolSelect+` WHERE `+where+` ORDER BY p.created_at, p.id`,
 			f.EntityID, f.EntityID)
 		if err != nil {
 			return s.wrap("list pools", err)

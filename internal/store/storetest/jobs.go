@@ -85,16 +85,37 @@ var jobCases = []testCase{
 			t.Fatal("job never created")
 		}
 	}},
+	{"Jobs/Seq", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		upsert := func(id int64) garrison.Job {
+			t.Helper()
+			return ok(s.UpsertJob(ctx, id, func(j *garrison.Job, _ bool) error {
+				j.Action, j.EntityID, j.Seq = garrison.JobQueued, "e1", 1000 // Seq is the store's
+				return nil
+			})).get(t)
+		}
+		for i, id := range []int64{300, 100, 200} {
+			wantEqual(t, "seq of new job", upsert(id).Seq, int64(i+1))
+		}
+		wantEqual(t, "seq of an updated job", upsert(100).Seq, int64(2))
+		wantEqual(t, "seq read back", ok(s.Job(ctx, 100)).get(t).Seq, int64(2))
+		wantJobs(t, ok(s.ListJobs(ctx, store.JobFilter{})).get(t), []int64{300, 100, 200}, []int64{1, 2, 3})
+		wantJobs(t, ok(s.ListJobs(ctx, store.JobFilter{EntityID: "e1", UpdatedSince: time.Unix(1, 0)})).get(t),
+			[]int64{300, 100, 200}, []int64{1, 2, 3})
+		must(t, s.DeleteJob(ctx, 200))
+		wantEqual(t, "seq after the newest job was deleted", upsert(50).Seq, int64(4))
+	}},
 	{"Jobs/ListDelete", func(t *testing.T, _ Backend, s store.Store) {
 		ctx := t.Context()
 		if list := ok(s.ListJobs(ctx, store.JobFilter{})).get(t); list == nil || len(list) != 0 {
 			t.Fatalf("empty list %#v, want []", list)
 		}
-		for id, spec := range map[int64]struct {
+		for _, spec := range []struct {
+			id     int64
 			entity string
 			action garrison.JobAction
-		}{1: {"e1", garrison.JobQueued}, 2: {"e1", garrison.JobCompleted}, 3: {"e2", garrison.JobQueued}} {
-			ok(s.UpsertJob(ctx, id, func(j *garrison.Job, _ bool) error {
+		}{{1, "e1", garrison.JobQueued}, {2, "e1", garrison.JobCompleted}, {3, "e2", garrison.JobQueued}} {
+			ok(s.UpsertJob(ctx, spec.id, func(j *garrison.Job, _ bool) error {
 				j.EntityID, j.Action = spec.entity, spec.action
 				return nil
 			})).get(t)

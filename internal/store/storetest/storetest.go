@@ -22,6 +22,11 @@ type Backend struct {
 	// DB returns a handle on the database of s, closed at cleanup, for checks in portable
 	// SQL without placeholders. Nil skips the migration cases.
 	DB func(t *testing.T, s store.Store) *sql.DB
+	// OpenAt returns a new store on a database migrated only up to schema version, for
+	// the cases that check what a later migration does to existing rows: they write rows
+	// of the old schema with DB, close the store and apply the rest with Reopen. Nil (or
+	// a nil Reopen or DB) skips them.
+	OpenAt func(t *testing.T, version int64) store.Store
 }
 
 // Option adds a backend capability to Run.
@@ -42,6 +47,11 @@ func WithDB(fn func(t *testing.T, s store.Store) *sql.DB) Option {
 	return func(b *Backend) { b.DB = fn }
 }
 
+// WithOpenAt lets the suite open a database at an older schema; see Backend.OpenAt.
+func WithOpenAt(fn func(t *testing.T, version int64) store.Store) Option {
+	return func(b *Backend) { b.OpenAt = fn }
+}
+
 // testCase is one conformance case.
 type testCase struct {
 	name string
@@ -58,7 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	var cases []testCase
 	for _, group := range [][]testCase{
 		controllerCases, userCases, endpointCases, credentialsCases, entityCases, eventCases,
-		poolCases, instanceCases, jobCases, leaseCases, lifecycleCases, migrationCases,
+		poolCases, instanceCases, jobCases, leaseCases, lifecycleCases, migrationCases, orderCases,
 	} {
 		cases = append(cases, group...)
 	}
