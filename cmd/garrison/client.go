@@ -9,11 +9,15 @@ import (
 )
 
 // addClientCommands attaches the garm-cli compatible client commands to root, plus the
-// commands of this binary that extend them (provider check).
+// commands of this binary that extend them (provider check). It then makes every command
+// of root's tree that only groups subcommands refuse an unknown one (exit status 1, with
+// suggestions), cobra's completion command included, which is otherwise added later.
 func addClientCommands(root *cobra.Command, stdout, stderr io.Writer) {
 	cmds := cli.Commands(cli.Options{Stdout: stdout, Stderr: stderr})
 	if p := cli.Find(cmds, "provider"); p != nil {
 		p.AddCommand(newProviderCheckCmd())
 	}
 	root.AddCommand(cmds...)
+	root.InitDefaultCompletionCmd()
+	cli.RejectUnknownSubcommands(root)
 }

@@ -134,8 +134,9 @@ description = "simulation provider standing in for LXD"
 	return cfg
 }
 
-// TestWalkthrough runs the README's quick start against a real server on a real SQLite
-// file, restarts the server, and checks that everything survived.
+// TestWalkthrough runs a setup like the README's quick start (TestQuickStart runs the README
+// itself) in-process against a real server on a real SQLite file, restarts the server, and
+// checks that everything survived.
 func TestWalkthrough(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("GARRISON_CONFIG_DIR", filepath.Join(dir, "client"))

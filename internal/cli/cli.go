@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -173,6 +177,9 @@ func run(f runFunc) func(*cobra.Command, []string) error {
 		if _, err := outputFormat(cmd); err != nil {
 			return err
 		}
+		if err := checkAgentFlags(cmd); err != nil {
+			return err
+		}
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
@@ -195,7 +202,56 @@ func (a *app) withClient(f func(ctx context.Context, cmd *cobra.Command, c *apic
 
 // group returns a command that only holds subcommands.
 func group(use, short string, aliases []string, subs ...*cobra.Command) *cobra.Command {
-	c := &cobra.Command{Use: use, Short: short, Aliases: aliases, Args: cobra.NoArgs}
+	c := &cobra.Command{Use: use, Short: short, Aliases: aliases}
 	c.AddCommand(subs...)
+	rejectUnknown(c)
 	return c
+}
+
+// RejectUnknownSubcommands walks the tree under root and makes every command that only
+// holds subcommands refuse an argument that names none of them, with the closest names
+// as suggestions. Without it cobra prints such a command's help and succeeds, so a typo
+// (`garrison pool lst`) exits 0. Without arguments the command still prints its help.
+func RejectUnknownSubcommands(root *cobra.Command) {
+	if root.HasSubCommands() && !root.Runnable() {
+		rejectUnknown(root)
+	}
+	for _, c := range root.Commands() {
+		RejectUnknownSubcommands(c)
+	}
+}
+
+// rejectUnknown makes the group c refuse unknown subcommands and print its help when
+// called alone.
+func rejectUnknown(c *cobra.Command) {
+	c.Args = unknownSubcommand
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// unknownSubcommand is the Args check of a group: cobra only reaches it when args[0]
+// names no subcommand.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + quoteJoin(s) + "?"
+	}
+	return errors.New(msg + "\nRun '" + cmd.CommandPath() + " --help' for its commands.")
+}
+
+// quoteJoin joins names as "a", "b" or "c".
+func quoteJoin(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -289,7 +289,7 @@ func updateEntityFlags(cmd *cobra.Command) {
 	fl.String("credentials", "", "name of the credentials to use (same endpoint)")
 	fl.String("webhook-secret", "", "new webhook secret")
 	fl.String("pool-balancer-type", "", "pool balancer: roundrobin or pack")
-	fl.Bool("agent-mode", false, "run the runners in agent mode")
+	fl.Bool("agent-mode", false, agentFlagUsage("run the runners in agent mode"))
 }
 
 // updateEntityParams reads the flags added by updateEntityFlags.

@@ -160,9 +160,9 @@ func flows() []flow {
 		{name: "controller show", args: []string{"controller", "show"},
 			calls:  []want{get("/controller-info")},
 			stdout: []string{"Controller ID", testCtl.ControllerID, "Metadata URL", testCtl.MetadataURL, "Controller webhook URL", testCtl.ControllerWebhookURL, "Agent URL", "GARM agent releases URL", "Minimum job age backoff", "30", "Hostname", "ctl1"}},
-		{name: "controller update some", args: []string{"controller", "update", "--metadata-url", "http://n/api/v1/metadata", "--minimum-job-age-backoff", "60", "--enable-agent-tools-sync", "--garm-agent-version", "v1.2.3"},
+		{name: "controller update some", args: []string{"controller", "update", "--metadata-url", "http://n/api/v1/metadata", "--minimum-job-age-backoff", "60", "--enable-agent-tools-sync=false", "--garm-agent-version", "latest"},
 			calls: []want{put("/controller", "enable_agent_tools_sync", "garm_agent_version", "metadata_url", "minimum_job_age_backoff").
-				with("metadata_url", `"http://n/api/v1/metadata"`, "minimum_job_age_backoff", "60", "enable_agent_tools_sync", "true")}},
+				with("metadata_url", `"http://n/api/v1/metadata"`, "minimum_job_age_backoff", "60", "enable_agent_tools_sync", "false", "garm_agent_version", `"latest"`)}},
 		{name: "controller update all", args: []string{"controller", "update", "--callback-url", "http://c", "--webhook-url", "http://w", "--agent-url", "http://a",
 			"--garm-agent-releases-url", "", "--allow-insecure-garm-agent=false", "--ca-bundle", "@CA@"},
 			calls: []want{put("/controller", "agent_url", "allow_insecure_garm_agent", "ca_cert_bundle", "callback_url", "garm_agent_releases_url", "webhook_url").
@@ -235,10 +235,10 @@ func flows() []flow {
 					t.Errorf("random webhook secret = %s, want 32 alphanumeric characters", s)
 				}
 			}},
-		{name: "repo add all flags", args: []string{"repository", "create", "--owner", "octo", "--name", "hello", "--credentials", "creds", "--webhook-secret", "s3cret", "--forge-type", "github", "--pool-balancer-type", "pack", "--agent-mode"},
+		{name: "repo add all flags", args: []string{"repository", "create", "--owner", "octo", "--name", "hello", "--credentials", "creds", "--webhook-secret", "s3cret", "--forge-type", "github", "--pool-balancer-type", "pack", "--agent-mode=false"},
 			calls: []want{
-				post("/repositories", "agent_mode", "credentials_name", "forge_type", "name", "owner", "pool_balancer_type", "webhook_secret").
-					with("webhook_secret", `"s3cret"`, "forge_type", `"github"`, "pool_balancer_type", `"pack"`, "agent_mode", "true"),
+				post("/repositories", "credentials_name", "forge_type", "name", "owner", "pool_balancer_type", "webhook_secret").
+					with("webhook_secret", `"s3cret"`, "forge_type", `"github"`, "pool_balancer_type", `"pack"`),
 				get("/repositories/" + repoID),
 			}},
 		{name: "repo list filtered", args: []string{"repo", "list", "--owner", "octo", "--endpoint", "github.com"},
@@ -277,15 +277,15 @@ func flows() []flow {
 		{name: "org list", args: []string{"org", "list", "--name", "acme"}, calls: []want{getq("/organizations", "name=acme")}, stdout: []string{"ID", "NAME", orgID, "acme", "gitea"}},
 		{name: "org show by name", args: []string{"org", "show", "acme", "--endpoint", "gitea.local"},
 			calls: []want{getq("/organizations", "endpoint=gitea.local&name=acme"), get("/organizations/" + orgID)}},
-		{name: "org update", args: []string{"org", "update", orgID, "--agent-mode"},
-			calls: []want{put("/organizations/"+orgID, "agent_mode").with("agent_mode", "true")}},
+		{name: "org update", args: []string{"org", "update", orgID, "--agent-mode=false"},
+			calls: []want{put("/organizations/"+orgID, "agent_mode").with("agent_mode", "false")}},
 		{name: "org delete", args: []string{"org", "delete", "acme"},
 			calls: []want{getq("/organizations", "name=acme"), del("/organizations/"+orgID, "keepWebhook=false")}},
 		{name: "org webhook show", args: []string{"org", "webhook", "show", orgID}, calls: []want{get("/organizations/" + orgID + "/webhook")}},
 
 		// enterprises
-		{name: "enterprise add", args: []string{"enterprise", "add", "--name", "bigcorp", "--credentials", "creds", "--webhook-secret", "s", "--agent-mode"},
-			calls:  []want{post("/enterprises", "agent_mode", "credentials_name", "name", "pool_balancer_type", "webhook_secret")},
+		{name: "enterprise add", args: []string{"enterprise", "add", "--name", "bigcorp", "--credentials", "creds", "--webhook-secret", "s"},
+			calls:  []want{post("/enterprises", "credentials_name", "name", "pool_balancer_type", "webhook_secret")},
 			stdout: []string{entID, "bigcorp"}},
 		{name: "enterprise list", args: []string{"enterprise", "list", "--endpoint", "github.com"}, calls: []want{getq("/enterprises", "endpoint=github.com")}, stdout: []string{"bigcorp"}},
 		{name: "enterprise show by name", args: []string{"enterprise", "show", "bigcorp"},
@@ -304,14 +304,14 @@ func flows() []flow {
 			stdout: []string{poolID, "self-hosted,gpu", "octo/hello"}},
 		{name: "pool add everything", args: []string{"pool", "add", "--org", orgID, "--provider-name", "lxd", "--image", "img", "--flavor", "f", "--tags", "a",
 			"--os-type", "windows", "--os-arch", "arm64", "--max-runners", "10", "--min-idle-runners", "2", "--runner-bootstrap-timeout", "30",
-			"--runner-prefix", "gx", "--runner-group", "grp", "--priority", "3", "--enabled", "--enable-shell", "--extra-specs", `{"disk": 20}`,
+			"--runner-prefix", "gx", "--runner-group", "grp", "--priority", "3", "--enabled", "--enable-shell=false", "--extra-specs", `{"disk": 20}`,
 			"--runner-install-template", "my-template", "--proxy", "corp-proxy"},
 			calls: []want{
 				getq("/templates", "partialName=my-template"),
 				get("/proxies"),
 				post("/organizations/"+orgID+"/pools", "enable_shell", "enabled", "extra_specs", "flavor", "github-runner-group", "image", "max_runners", "min_idle_runners",
 					"os_arch", "os_type", "priority", "provider_name", "proxy_id", "runner_bootstrap_timeout", "runner_prefix", "tags", "template_id").
-					with("template_id", "5", "proxy_id", "8", "extra_specs", `{"disk":20}`, "enabled", "true", "enable_shell", "true", "github-runner-group", `"grp"`),
+					with("template_id", "5", "proxy_id", "8", "extra_specs", `{"disk":20}`, "enabled", "true", "enable_shell", "false", "github-runner-group", `"grp"`),
 			}},
 		{name: "pool add numeric template and proxy", args: []string{"pool", "add", "--enterprise", "bigcorp", "--provider-name", "lxd", "--image", "i", "--flavor", "f", "--tags", "a",
 			"--runner-install-template", "12", "--proxy", "4", "--extra-specs-file", "@SPECS@"},
@@ -328,9 +328,9 @@ func flows() []flow {
 			stdout: []string{"Runner bootstrap timeout", "20", "Priority", "7", "Instances", "garm-abc (running/idle)", "Max runners", "Min idle runners"}},
 		{name: "pool update one flag", args: []string{"pool", "update", poolID, "--max-runners", "3"},
 			calls: []want{put("/pools/"+poolID, "enable_shell", "max_runners").with("max_runners", "3", "enable_shell", "null")}},
-		{name: "pool update many", args: []string{"pool", "update", poolID, "--enable-shell", "--clear-proxy", "--tags", "x,y", "--enabled=false", "--min-idle-runners", "0", "--image", "img2", "--runner-group", ""},
+		{name: "pool update many", args: []string{"pool", "update", poolID, "--enable-shell=false", "--clear-proxy", "--tags", "x,y", "--enabled=false", "--min-idle-runners", "0", "--image", "img2", "--runner-group", ""},
 			calls: []want{put("/pools/"+poolID, "enable_shell", "enabled", "github-runner-group", "image", "min_idle_runners", "proxy_id", "tags").
-				with("enable_shell", "true", "proxy_id", "0", "tags", `["x","y"]`, "enabled", "false", "min_idle_runners", "0", "github-runner-group", `""`)}},
+				with("enable_shell", "false", "proxy_id", "0", "tags", `["x","y"]`, "enabled", "false", "min_idle_runners", "0", "github-runner-group", `""`)}},
 		{name: "pool update template by name", args: []string{"pool", "update", poolID, "--runner-install-template", "my-template-2"},
 			calls: []want{getq("/templates", "partialName=my-template-2"), put("/pools/"+poolID, "enable_shell", "template_id").with("template_id", "4")}},
 		{name: "pool delete", args: []string{"pool", "delete", poolID}, calls: []want{del("/pools/"+poolID, "")}},

@@ -99,9 +99,10 @@ func (fs *fakeServer) recorded() []call {
 
 // env is a configuration directory and environment for one test.
 type env struct {
-	dir  string
-	vars map[string]string
-	hc   *http.Client
+	dir   string
+	vars  map[string]string
+	hc    *http.Client
+	stdin io.Reader // nil: empty
 }
 
 func newEnv(t *testing.T) *env {
@@ -109,11 +110,15 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) options() Options {
+	stdin := e.stdin
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
 	return Options{
 		ConfigDir:  e.dir,
 		HTTPClient: e.hc,
 		Getenv:     func(k string) string { return e.vars[k] },
-		Stdin:      strings.NewReader(""),
+		Stdin:      stdin,
 	}
 }
 

@@ -50,7 +50,7 @@ func (a *app) initCmd() *cobra.Command {
 		if store.index(name) >= 0 {
 			return fmt.Errorf("profile %q already exists", name)
 		}
-		pw, err := a.password(cmd)
+		pw, err := a.newPassword(cmd)
 		if err != nil {
 			return err
 		}

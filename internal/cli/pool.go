@@ -75,7 +75,7 @@ func addPoolSpecFlags(cmd *cobra.Command, defaults bool) {
 	fl.String("runner-group", "", "GitHub runner group")
 	fl.Uint("priority", 0, "pool priority (higher first)")
 	fl.Bool("enabled", false, "enable the pool")
-	fl.Bool("enable-shell", false, "allow shell access to the runners through the agent")
+	fl.Bool("enable-shell", false, agentFlagUsage("allow shell access to the runners through the agent"))
 	fl.String("extra-specs", "", "provider-specific settings as JSON")
 	fl.String("extra-specs-file", "", "file holding the provider-specific settings as JSON")
 	fl.String("runner-install-template", "", "runner install template (id or name)")
@@ -104,8 +104,9 @@ func extraSpecs(cmd *cobra.Command) (json.RawMessage, error) {
 }
 
 // resolveNamed turns --runner-install-template or --proxy into an id: a
-// number is used as is; a name is looked up with list.
-func resolveNamed(cmd *cobra.Command, flag, noun string, list func(name string) ([]apiclient.NamedObject, error)) (*uint, error) {
+// number is used as is (the server names it when it does not exist); a name
+// is looked up with list. A server without the list route has none.
+func resolveNamed(cmd *cobra.Command, flag, noun, plural string, list func(name string) ([]apiclient.NamedObject, error)) (*uint, error) {
 	v, _ := cmd.Flags().GetString(flag)
 	if v == "" {
 		return nil, nil
@@ -115,8 +116,11 @@ func resolveNamed(cmd *cobra.Command, flag, noun string, list func(name string) 
 		return &id, nil
 	}
 	objs, err := list(v)
+	if apiclient.IsNotFound(err) {
+		return nil, fmt.Errorf("%s %q not found: the server has no %s", noun, v, plural)
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("looking up %s %q: %w", noun, v, err)
 	}
 	for _, o := range objs {
 		if strings.EqualFold(o.Name, v) {
@@ -128,13 +132,13 @@ func resolveNamed(cmd *cobra.Command, flag, noun string, list func(name string) 
 }
 
 func templateID(ctx context.Context, cmd *cobra.Command, c *apiclient.Client) (*uint, error) {
-	return resolveNamed(cmd, "runner-install-template", "runner install template", func(name string) ([]apiclient.NamedObject, error) {
+	return resolveNamed(cmd, "runner-install-template", "runner install template", "runner install templates", func(name string) ([]apiclient.NamedObject, error) {
 		return c.ListTemplates(ctx, name)
 	})
 }
 
 func proxyID(ctx context.Context, cmd *cobra.Command, c *apiclient.Client) (*uint, error) {
-	return resolveNamed(cmd, "proxy", "proxy", func(string) ([]apiclient.NamedObject, error) {
+	return resolveNamed(cmd, "proxy", "proxy", "proxies", func(string) ([]apiclient.NamedObject, error) {
 		return c.ListProxies(ctx)
 	})
 }

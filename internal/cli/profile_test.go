@@ -139,8 +139,8 @@ func TestInitNoPassword(t *testing.T) {
 	e := newEnv(t)
 	e.hc = srv.srv.Client()
 	_, _, err := e.run(t, "init", "--name", "n", "--url", srv.srv.URL, "--username", "admin", "--email", "a@b.c")
-	if err == nil || !strings.Contains(err.Error(), "password") {
-		t.Errorf("err = %v, want a missing password error", err)
+	if !errors.Is(err, ErrNoPassword) {
+		t.Errorf("err = %v, want ErrNoPassword", err)
 	}
 	if n := len(srv.recorded()); n != 0 {
 		t.Errorf("%d requests sent without a password", n)

@@ -112,7 +112,7 @@ func addEntityFlags(cmd *cobra.Command, withForge bool) {
 	fl.String("credentials", "", "name of the credentials to use")
 	fl.String("webhook-secret", "", "secret of the webhook the forge sends")
 	fl.String("pool-balancer-type", "roundrobin", "pool balancer: roundrobin or pack")
-	fl.Bool("agent-mode", false, "run the runners in agent mode")
+	fl.Bool("agent-mode", false, agentFlagUsage("run the runners in agent mode"))
 	_ = cmd.MarkFlagRequired("name")
 	_ = cmd.MarkFlagRequired("credentials")
 	if withForge {

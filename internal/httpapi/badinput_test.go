@@ -128,7 +128,7 @@ func TestBadInput(t *testing.T) {
 		{"pool: empty os_type", "POST", pools, with(validPool(), "os_type", nil), 400, "Bad Request", poolMsg("invalid OS type ")},
 		{"pool: bad os_type", "POST", pools, with(validPool(), "os_type", "plan9"), 400, "Bad Request", poolMsg("invalid OS type plan9")},
 		{"pool: bad os_arch", "POST", pools, with(validPool(), "os_arch", "mips"), 400, "Bad Request", poolMsg("invalid OS architecture mips")},
-		{"pool: unknown template", "POST", pools, with(validPool(), "template_id", 7), 400, "Bad Request", "template 7 not found"},
+		{"pool: unknown template", "POST", pools, with(validPool(), "template_id", 7), 404, "Not Found", "template 7 not found"},
 		{"pool: parent missing", "POST", api("/repositories/00000000-0000-4000-8000-000000000000/pools"), validPool(), 404, "Not Found", "*"},
 
 		// Pool update: same rules on both routes.

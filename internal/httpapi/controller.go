@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"regexp"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/apiv1"
@@ -41,8 +40,6 @@ func (s *Server) handleUpdateController(w http.ResponseWriter, r *http.Request) 
 	writeOK(w, s.controllerView(c))
 }
 
-var semverTag = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-
 // controllerUpdate validates p and returns the change it makes.
 func controllerUpdate(p apiv1.UpdateControllerParams) (func(*garrison.Controller), error) {
 	urls := []urlField{
@@ -54,12 +51,8 @@ func controllerUpdate(p apiv1.UpdateControllerParams) (func(*garrison.Controller
 			return nil, invalid("invalid %s", u.key)
 		}
 	}
-	if p.GARMAgentReleasesURL != nil && *p.GARMAgentReleasesURL != "" && !garrison.ValidURL(*p.GARMAgentReleasesURL) {
-		return nil, invalid("invalid garm_agent_releases_url")
-	}
-	version := p.GARMAgentVersion
-	if version != nil && *version != "" && *version != "latest" && !semverTag.MatchString(*version) {
-		return nil, invalid("invalid garm_agent_version: expected \"latest\" or a version like v1.2.3")
+	if err := checkControllerAgent(p); err != nil {
+		return nil, err
 	}
 	clear := p.ClearCACertBundle != nil && *p.ClearCACertBundle
 	if clear && len(p.CACertBundle) > 0 {
@@ -77,15 +70,14 @@ func controllerUpdate(p apiv1.UpdateControllerParams) (func(*garrison.Controller
 		setIf(&c.CallbackURL, p.CallbackURL)
 		setIf(&c.WebhookURL, p.WebhookURL)
 		setIf(&c.AgentURL, p.AgentURL)
+		setIf(&c.MinimumJobAgeBackoff, p.MinimumJobAgeBackoff)
+		// Only the neutral garm-agent values get here; storing them clears what an
+		// import may have brought ("" is the default releases URL and the latest version).
 		setIf(&c.AgentReleasesURL, p.GARMAgentReleasesURL)
 		setIf(&c.EnableAgentToolsSync, p.EnableAgentToolsSync)
 		setIf(&c.AllowInsecureAgent, p.AllowInsecureAgent)
-		setIf(&c.MinimumJobAgeBackoff, p.MinimumJobAgeBackoff)
-		if version != nil {
-			c.AgentVersion = *version
-			if c.AgentVersion == "latest" {
-				c.AgentVersion = ""
-			}
+		if p.GARMAgentVersion != nil {
+			c.AgentVersion = ""
 		}
 		switch {
 		case clear:

@@ -151,7 +151,10 @@ func (s *Server) decodeNewEntity(w http.ResponseWriter, r *http.Request, k entit
 	if err := decode(w, r, &p); err != nil {
 		return garrison.Entity{}, "", "", err
 	}
-	e := garrison.Entity{Type: k.typ, Name: p.Name, WebhookSecret: p.WebhookSecret, AgentMode: p.AgentMode}
+	if err := checkAgentMode(p.AgentMode); err != nil {
+		return garrison.Entity{}, "", "", err
+	}
+	e := garrison.Entity{Type: k.typ, Name: p.Name, WebhookSecret: p.WebhookSecret}
 	forge := garrison.ForgeType(p.ForgeType)
 	switch {
 	case k.typ == garrison.Repository && p.Owner == "":
@@ -233,6 +236,11 @@ func (s *Server) handleUpdateEntity(k entityKind) http.HandlerFunc {
 
 // entityUpdate validates p against the current entity and returns the change it makes.
 func (s *Server) entityUpdate(ctx context.Context, cur garrison.Entity, p apiv1.UpdateEntityParams) (func(*garrison.Entity) error, error) {
+	if p.AgentMode != nil {
+		if err := checkAgentMode(*p.AgentMode); err != nil {
+			return nil, err
+		}
+	}
 	var credsID uint
 	if p.CredentialsName != "" {
 		c, err := s.resolveCredentials(ctx, p.CredentialsName, cur.ForgeType)
@@ -262,7 +270,7 @@ func (s *Server) entityUpdate(ctx context.Context, cur garrison.Entity, p apiv1.
 		if balancer != "" {
 			e.Balancer = balancer
 		}
-		setIf(&e.AgentMode, p.AgentMode)
+		setIf(&e.AgentMode, p.AgentMode) // only false gets here
 		return nil
 	}, nil
 }

@@ -100,12 +100,11 @@ func flowController(t *testing.T, h *harness, tok string) {
 
 	ca := testCA(t)
 	r = h.call("PUT", api("/controller"), tok, map[string]any{
-		"minimum_job_age_backoff": 45, "garm_agent_version": "latest", "enable_agent_tools_sync": true,
-		"allow_insecure_garm_agent": true, "garm_agent_releases_url": "https://releases.example.com/x",
-		"ca_cert_bundle": append(append([]byte{}, ca...), ca...)})
+		"minimum_job_age_backoff": 45, "garm_agent_version": "latest", "enable_agent_tools_sync": false,
+		"allow_insecure_garm_agent": false, "ca_cert_bundle": append(append([]byte{}, ca...), ca...)})
 	h.expect(r, 200, &ci)
-	if ci.MinimumJobAgeBackoff != 45 || ci.GARMAgentVersion != "" || !ci.EnableAgentToolsSync ||
-		!ci.AllowInsecureGARMAgent || ci.GARMAgentReleasesURL != "https://releases.example.com/x" {
+	if ci.MinimumJobAgeBackoff != 45 || ci.GARMAgentVersion != "" || ci.EnableAgentToolsSync ||
+		ci.AllowInsecureGARMAgent || ci.GARMAgentReleasesURL != garrison.DefaultAgentReleasesURL {
 		t.Errorf("updated controller = %+v", ci)
 	}
 	if string(ci.CACertBundle) != string(ca) { // stored de-duplicated
@@ -262,11 +261,11 @@ func flowRepo(t *testing.T, h *harness, tok string) string {
 		t.Errorf("filtered repos = %+v", repos)
 	}
 
-	// repo update: credentials on the same endpoint, new secret, balancer, agent mode.
+	// repo update: credentials on the same endpoint, new secret, balancer, agent mode off.
 	r = h.call("PUT", api("/repositories/"+repo.ID), tok, map[string]any{
-		"credentials_name": "gh-pat", "webhook_secret": "new-secret", "pool_balancer_type": "pack", "agent_mode": true})
+		"credentials_name": "gh-pat", "webhook_secret": "new-secret", "pool_balancer_type": "pack", "agent_mode": false})
 	h.expect(r, 200, &repo)
-	if repo.PoolBalancerType != "pack" || !repo.AgentMode {
+	if repo.PoolBalancerType != "pack" || repo.AgentMode {
 		t.Errorf("updated repo = %+v", repo)
 	}
 	h.expectError(h.call("PUT", api("/repositories/"+repo.ID), tok, map[string]any{"credentials_name": "gh-app"}),
@@ -376,8 +375,8 @@ func flowPools(t *testing.T, h *harness, tok, repoID string) string {
 	if p.MaxRunners != 10 || p.Image != "ubuntu:26.04" || !p.Enabled || p.Generation != gen+1 {
 		t.Errorf("updated pool = %+v (generation was %d)", p, gen)
 	}
-	h.expect(h.call("PUT", api("/repositories/"+repoID+"/pools/"+p.ID), tok, map[string]any{"tags": []string{"arm"}, "enable_shell": true}), 200, &p)
-	if len(p.Tags) != 1 || p.Tags[0].Name != "arm" || !p.EnableShell {
+	h.expect(h.call("PUT", api("/repositories/"+repoID+"/pools/"+p.ID), tok, map[string]any{"tags": []string{"arm"}, "enable_shell": false}), 200, &p)
+	if len(p.Tags) != 1 || p.Tags[0].Name != "arm" || p.EnableShell {
 		t.Errorf("entity-route update = %+v", p)
 	}
 	h.expect(h.call("GET", api("/repositories/"+repoID+"/pools/"+p.ID), tok, nil), 200, &p)
@@ -441,7 +440,7 @@ func flowRunnersAndJobs(t *testing.T, h *harness, tok, repoID, poolID string) {
 		"os_arch", "addresses", "status_messages", "heartbeat", "capabilities", "generation", "agent_id")
 	if in.Name != "acme-r1" || in.Status != "running" || in.RunnerStatus != "idle" || in.PoolID != poolID ||
 		len(in.Addresses) != 1 || len(in.StatusMessages) != 1 || in.StatusMessages[0].Message != "booted" ||
-		!in.Capabilities.HasShell {
+		in.Capabilities.HasShell {
 		t.Errorf("instance = %+v", in)
 	}
 

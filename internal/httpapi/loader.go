@@ -8,19 +8,18 @@ import (
 	"github.com/garrison-ci/garrison/internal/apiv1"
 )
 
-// loader reads the rows a response embeds (credentials, endpoints, entities, pools),
+// loader reads the rows a response embeds (credentials, endpoints, entities),
 // each at most once per request.
 type loader struct {
 	s         *Server
 	creds     map[uint]garrison.Credentials
 	endpoints map[string]garrison.Endpoint
 	entities  map[string]garrison.Entity
-	pools     map[string]garrison.Pool
 }
 
 func (s *Server) newLoader() *loader {
 	return &loader{s: s, creds: map[uint]garrison.Credentials{}, endpoints: map[string]garrison.Endpoint{},
-		entities: map[string]garrison.Entity{}, pools: map[string]garrison.Pool{}}
+		entities: map[string]garrison.Entity{}}
 }
 
 func (l *loader) endpoint(ctx context.Context, name string) (garrison.Endpoint, error) {
@@ -59,18 +58,6 @@ func (l *loader) entity(ctx context.Context, id string) (garrison.Entity, error)
 	return e, nil
 }
 
-func (l *loader) pool(ctx context.Context, id string) (garrison.Pool, error) {
-	if p, ok := l.pools[id]; ok {
-		return p, nil
-	}
-	p, err := l.s.store.Pool(ctx, id)
-	if err != nil {
-		return p, err
-	}
-	l.pools[id] = p
-	return p, nil
-}
-
 // credentialsView loads c's endpoint and renders c.
 func (l *loader) credentialsView(ctx context.Context, c garrison.Credentials) (apiv1.ForgeCredentials, error) {
 	ep, err := l.endpoint(ctx, c.Endpoint)
@@ -98,7 +85,7 @@ func (l *loader) entityView(ctx context.Context, e garrison.Entity) (apiv1.Organ
 	}
 	v := apiv1.Organization{
 		ID: e.ID, Name: e.Name, CredentialsName: c.Name, CredentialsID: c.ID, Credentials: cv,
-		Endpoint: cv.Endpoint, PoolBalancerType: string(e.Balancer), AgentMode: e.AgentMode,
+		Endpoint: cv.Endpoint, PoolBalancerType: string(e.Balancer), // agent_mode: always false (AM-6)
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
 	}
 	if v.PoolBalancerType == "" {
@@ -123,16 +110,8 @@ func (l *loader) poolView(ctx context.Context, p garrison.Pool) (apiv1.Pool, err
 	return poolView(p, e, ep), nil
 }
 
-// instanceView renders i with its pool's shell capability and, when withJob, its job.
+// instanceView renders i with, when withJob, its job.
 func (l *loader) instanceView(ctx context.Context, i garrison.Instance, withJob bool) (apiv1.Instance, error) {
-	var hasShell bool
-	if i.PoolID != "" {
-		p, err := l.pool(ctx, i.PoolID)
-		if err != nil && !errors.Is(err, garrison.ErrNotFound) {
-			return apiv1.Instance{}, err
-		}
-		hasShell = p.EnableShell
-	}
 	var job *garrison.Job
 	if withJob && i.JobID != 0 {
 		j, err := l.s.store.Job(ctx, i.JobID)
@@ -143,7 +122,7 @@ func (l *loader) instanceView(ctx context.Context, i garrison.Instance, withJob 
 			return apiv1.Instance{}, err
 		}
 	}
-	return instanceView(i, hasShell, job), nil
+	return instanceView(i, job), nil
 }
 
 // instanceViews renders a list of instances (never nil).

@@ -69,7 +69,6 @@ func (s *Server) poolInPath(r *http.Request, k *entityKind) (garrison.Pool, erro
 // bootstrap timeout.
 func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool, error) {
 	l := s.newLoader()
-	l.pools[p.ID] = p
 	v, err := l.poolView(ctx, p)
 	if err != nil {
 		return v, err
@@ -142,14 +141,18 @@ func poolValidationError(err error) error {
 		garrison.MessageOf(err))
 }
 
-// newPool validates a create request for entity e in the order of §3.6.
+// newPool validates a create request for entity e in the order of §3.6, after refusing
+// the shell garrison cannot offer.
 func (s *Server) newPool(e garrison.Entity, p apiv1.CreatePoolParams) (garrison.Pool, error) {
+	if err := checkEnableShell(p.EnableShell); err != nil {
+		return garrison.Pool{}, err
+	}
 	pool := garrison.Pool{
 		EntityID: e.ID, EntityType: e.Type, ProviderName: p.ProviderName, RunnerPrefix: p.RunnerPrefix,
 		MaxRunners: p.MaxRunners, MinIdleRunners: p.MinIdleRunners, Image: p.Image, Flavor: p.Flavor,
 		OSType: p.OSType, OSArch: p.OSArch, Tags: garrison.TagsFromNames(p.Tags), Enabled: p.Enabled,
 		RunnerBootstrapTimeout: p.RunnerBootstrapTimeout, ExtraSpecs: extraSpecs(p.ExtraSpecs),
-		RunnerGroup: p.GitHubRunnerGroup, Priority: p.Priority, EnableShell: p.EnableShell,
+		RunnerGroup: p.GitHubRunnerGroup, Priority: p.Priority,
 	}
 	if p.ProviderName != "" {
 		if _, ok := s.providers[p.ProviderName]; !ok {
@@ -182,20 +185,22 @@ func extraSpecs(raw json.RawMessage) json.RawMessage {
 }
 
 // checkTemplate accepts an absent or zero template id (the built-in template). garrison
-// keeps no runner install templates yet, so any other id does not exist.
+// keeps no runner install templates yet, so any other id does not exist: 404 naming it
+// (rest-api-2 T-4).
 func checkTemplate(id *uint) (uint, error) {
 	if id == nil || *id == 0 {
 		return 0, nil
 	}
-	return 0, invalid("template %d not found", *id)
+	return 0, notFound("template %d not found", *id)
 }
 
-// checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet.
+// checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet, so
+// any other id does not exist: 400 naming it (rest-api-2 PX-1).
 func checkProxy(id *uint) (uint, error) {
 	if id == nil || *id == 0 {
 		return 0, nil
 	}
-	return 0, invalid("proxy %d not found", *id)
+	return 0, invalid("proxy with ID %d does not exist", *id)
 }
 
 // handleUpdatePool serves PUT /pools/{poolID} and PUT /{Ent}/{id}/pools/{poolID}, with the
@@ -236,6 +241,11 @@ func (s *Server) handleUpdatePool(k *entityKind) http.HandlerFunc {
 // poolUpdate validates what can be checked without the pool and returns the change; the
 // result is validated as a whole inside the update. The store bumps the generation.
 func poolUpdate(p apiv1.UpdatePoolParams) (func(*garrison.Pool) error, error) {
+	if p.EnableShell != nil {
+		if err := checkEnableShell(*p.EnableShell); err != nil {
+			return nil, err
+		}
+	}
 	if p.RunnerBootstrapTimeout != nil && *p.RunnerBootstrapTimeout == 0 {
 		return nil, invalid("runner_bootstrap_timeout cannot be 0")
 	}
@@ -271,7 +281,7 @@ func poolUpdate(p apiv1.UpdatePoolParams) (func(*garrison.Pool) error, error) {
 		setIf(&pool.MaxRunners, p.MaxRunners)
 		setIf(&pool.MinIdleRunners, p.MinIdleRunners)
 		setIf(&pool.RunnerBootstrapTimeout, p.RunnerBootstrapTimeout)
-		setIf(&pool.EnableShell, p.EnableShell)
+		setIf(&pool.EnableShell, p.EnableShell) // only false gets here
 		setIf(&pool.RunnerGroup, p.GitHubRunnerGroup)
 		setIf(&pool.Priority, p.Priority)
 		if specs != nil {
@@ -353,7 +363,6 @@ func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request)
 		is = kept
 	}
 	l := s.newLoader()
-	l.pools[p.ID] = p
 	out, err := l.instanceViews(ctx, is)
 	if err != nil {
 		s.writeErr(w, r, err)

@@ -54,6 +54,7 @@ func (s *Server) registerAPI() {
 	m.HandleFunc("GET "+p+"/instances/{name}", s.handleGetInstance)
 	m.HandleFunc("DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
 
+	s.registerAgentRoutes()
 	m.HandleFunc("/", notFoundHandler)
 }
 

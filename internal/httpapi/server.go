@@ -102,6 +102,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 	case p == "/webhooks" || strings.HasPrefix(p, "/webhooks/"):
 		s.labelRoute(r, "/webhooks")
 		s.mount(s.opts.Webhooks, w, r)
+	case p == "/agent" || p == "/agent/":
+		s.labelRoute(r, "GET /agent")
+		s.onlyMethod(http.MethodGet, s.handleAgentConn)(w, r)
 	case hasPathPrefix(p, "/debug/pprof"):
 		s.labelRoute(r, "/debug/pprof")
 		s.requireInit(s.requireAdmin(func(w http.ResponseWriter, r *http.Request) {

@@ -14,11 +14,9 @@ func userView(u garrison.User) apiv1.User {
 }
 
 // controllerView is the ControllerInfo of c; GET and PUT both include hostname.
+// The garm-agent keys carry their neutral values whatever is stored, as garrison has no
+// garm-agent (rest-api-2 AM-6).
 func (s *Server) controllerView(c garrison.Controller) apiv1.ControllerInfo {
-	releases := c.AgentReleasesURL
-	if releases == "" {
-		releases = garrison.DefaultAgentReleasesURL
-	}
 	return apiv1.ControllerInfo{
 		ControllerID:           c.ID,
 		Hostname:               s.opts.Hostname,
@@ -27,10 +25,10 @@ func (s *Server) controllerView(c garrison.Controller) apiv1.ControllerInfo {
 		WebhookURL:             c.WebhookURL,
 		ControllerWebhookURL:   c.WebhookURLForController(), // "" when webhook_url is unset
 		AgentURL:               c.EffectiveAgentURL(),
-		GARMAgentReleasesURL:   releases,
-		EnableAgentToolsSync:   c.EnableAgentToolsSync,
-		GARMAgentVersion:       c.AgentVersion,
-		AllowInsecureGARMAgent: c.AllowInsecureAgent,
+		GARMAgentReleasesURL:   garrison.DefaultAgentReleasesURL,
+		EnableAgentToolsSync:   false,
+		GARMAgentVersion:       "",
+		AllowInsecureGARMAgent: false,
 		MinimumJobAgeBackoff:   c.MinimumJobAgeBackoff,
 		Version:                s.opts.Version,
 		CACertBundle:           c.CACertBundle,
@@ -86,7 +84,7 @@ func poolView(p garrison.Pool, e garrison.Entity, ep garrison.Endpoint) apiv1.Po
 		ID: p.ID, RunnerPrefix: p.RunnerPrefix, ProviderName: p.ProviderName,
 		MaxRunners: p.MaxRunners, MinIdleRunners: p.MinIdleRunners, Image: p.Image, Flavor: p.Flavor,
 		OSType: p.OSType, OSArch: p.OSArch, Tags: make([]apiv1.Tag, len(p.Tags)), Enabled: p.Enabled,
-		EnableShell: p.EnableShell, Generation: p.Generation, Endpoint: endpointView(ep),
+		Generation: p.Generation, Endpoint: endpointView(ep), // enable_shell: always false (AM-6)
 		RunnerBootstrapTimeout: p.RunnerBootstrapTimeout, GitHubRunnerGroup: p.RunnerGroup,
 		Priority: p.Priority, TemplateID: p.TemplateID, ProxyID: p.ProxyID,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
@@ -108,15 +106,15 @@ func poolView(p garrison.Pool, e garrison.Entity, ep garrison.Endpoint) apiv1.Po
 	return v
 }
 
-// instanceView is the API shape of i; hasShell comes from its pool, job is the bound job.
-func instanceView(i garrison.Instance, hasShell bool, job *garrison.Job) apiv1.Instance {
+// instanceView is the API shape of i; job is the bound job. Without garm-agent there is no
+// shell and no heartbeat: capabilities.has_shell is false and heartbeat the zero time (AM-6).
+func instanceView(i garrison.Instance, job *garrison.Job) apiv1.Instance {
 	v := apiv1.Instance{
 		ID: i.ID, ProviderID: i.ProviderID, ProviderName: i.ProviderName, AgentID: i.AgentID,
 		Name: i.Name, OSType: i.OSType, OSName: i.OSName, OSVersion: i.OSVersion, OSArch: i.OSArch,
 		Status: string(i.Status), RunnerStatus: string(i.RunnerStatus), PoolID: i.PoolID,
 		ProviderFault: i.ProviderFault, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt,
-		GitHubRunnerGroup: i.RunnerGroup, Heartbeat: i.Heartbeat,
-		Capabilities: apiv1.Capabilities{HasShell: hasShell}, Generation: i.Generation,
+		GitHubRunnerGroup: i.RunnerGroup, Generation: i.Generation,
 	}
 	for _, a := range i.Addresses {
 		v.Addresses = append(v.Addresses, apiv1.Address{Address: a.Address, Type: a.Type})
