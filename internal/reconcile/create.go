@@ -24,6 +24,9 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, name string) {
 		return
 	}
 	bi, specs, err := r.prepare(ctx, env, &in)
+	if ctx.Err() == nil {
+		r.notePoolFault(env.pool, err)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
