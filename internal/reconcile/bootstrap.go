@@ -54,7 +54,7 @@ func (r *Reconciler) bootstrapInstance(ctx context.Context, env *poolEnv, in gar
 	bi := provider.BootstrapInstance{
 		Name: in.Name, Tools: tools, RepoURL: repoURL(env.entity, ep), CallbackURL: in.CallbackURL,
 		MetadataURL: in.MetadataURL, InstanceToken: token, ExtraSpecs: specs,
-		GitHubRunnerGroup: env.pool.RunnerGroup, CACertBundle: ca, OSArch: env.pool.OSArch,
+		GitHubRunnerGroup: r.runnerGroup(env), CACertBundle: ca, OSArch: env.pool.OSArch,
 		OSType: env.pool.OSType, Flavor: env.pool.Flavor, Image: env.pool.Image, PoolID: env.pool.ID,
 		JitConfigEnabled: env.jit(), ProxyConfig: proxy,
 	}

@@ -71,7 +71,7 @@ func (r *Reconciler) registerJIT(ctx context.Context, env *poolEnv, in *garrison
 	if err := r.removeRunner(ctx, env, f, *in); err != nil {
 		return err
 	}
-	req := JITRequest{Name: in.Name, RunnerGroup: env.pool.RunnerGroup, Labels: env.pool.TagNames()}
+	req := JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
 	cfg, err := f.CreateJITConfig(ctx, env.entity, req)
 	if errors.Is(err, garrison.ErrConflict) {
 		// A runner of that name survives from an attempt that crashed before recording it.

@@ -40,4 +40,5 @@ func (r *Reconciler) forgetPool(poolID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.poolFaults, poolID)
+	delete(r.groupIgnored, poolID)
 }

@@ -121,7 +121,9 @@ type Reconciler struct {
 	runnerLists map[string]runnerList
 	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
 	poolFaults  map[string]error            // pool id -> why every create of it fails
-	reasons     map[string]map[string]int   // entity id -> reason -> jobs (for logging)
+	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
+	groupIgnored map[string]string
+	reasons      map[string]map[string]int // entity id -> reason -> jobs (for logging)
 }
 
 // New returns a Reconciler.
@@ -135,8 +137,9 @@ func New(o Options) (*Reconciler, error) {
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
 		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{}, poolFaults: map[string]error{},
-		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
-		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
+		groupIgnored: map[string]string{},
+		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval),
+		repairs:      make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
 	}
 	r.q = workqueue.New(r.reconcile, workqueue.Options{
 		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
