@@ -79,6 +79,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.forges.hooksChanged = a.sweeper.ForgetHook
 	a.handler, err = a.newHandler(tokens)
 	return err
 }

@@ -29,6 +29,9 @@ type forgeHub struct {
 	observer github.RateObserver
 	// hookURL returns the controller webhook URL that garrison installs on forges.
 	hookURL func(ctx context.Context) (string, error)
+	// hooksChanged, when set, is told that garrison installed or removed an entity's
+	// webhook (the sweep then looks the webhook up again). It must not block.
+	hooksChanged func(entityID string)
 
 	mu      sync.Mutex // guards clients
 	clients map[uint]*forgeClients
