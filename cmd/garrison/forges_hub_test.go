@@ -65,15 +65,7 @@ func newHubEnv(t *testing.T) *hubEnv {
 }
 
 // calls counts the simulator calls to route, whatever the credential.
-func (e *hubEnv) calls(route string) int {
-	n := 0
-	for k, v := range e.sim.Calls() {
-		if k.Route == route {
-			n += v
-		}
-	}
-	return n
-}
+func (e *hubEnv) calls(route string) int { return callsTo(e.sim, route) }
 
 // TestInstalledWebhookFoundByTheNextSweep checks that the sweep, which caches that an
 // entity has no garrison webhook, looks again as soon as the API installed one.
