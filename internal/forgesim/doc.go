@@ -44,8 +44,10 @@
 // Faults: Options.RateLimit / SetRateLimit (limit, window, 403 or 429, per-route resource,
 // Disabled for GHES), TriggerSecondaryLimit(n, retryAfter, status), Options.Delivery /
 // SetDeliveryFaults (drop, duplicate, delay, reorder probabilities drawn from the RNG
-// seeded with Options.Seed, in event order). WaitDeliveries(ctx) waits for the webhook
-// sender to go idle. SetRunnerTarball sets the download content.
+// seeded with Options.Seed, in event order), RevokeToken(token) (401 until AddToken
+// again), SetUnreachable(scope, bool) (every route of a repository, organization or
+// enterprise answers 404, as for a deleted entity or lost access). WaitDeliveries(ctx)
+// waits for the webhook sender to go idle. SetRunnerTarball sets the download content.
 //
 // # GitHub HTTP API ({scope} = repos/{owner}/{repo} | orgs/{org} | enterprises/{enterprise})
 //
