@@ -14,6 +14,7 @@ import (
 // InstallWebhook installs the garrison webhook on the entity's repository or organization.
 func (h *forgeHub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	info, err := h.installWebhook(ctx, e, req)
+	h.observe(e, credentialsCall, err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}
@@ -72,6 +73,7 @@ func (h *forgeHub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpa
 // UninstallWebhook removes the garrison webhook from the entity.
 func (h *forgeHub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	err := h.uninstallWebhook(ctx, e, req)
+	h.observe(e, credentialsCall, err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}

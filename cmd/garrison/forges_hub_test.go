@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -97,5 +98,71 @@ func TestInstalledWebhookFoundByTheNextSweep(t *testing.T) {
 	}
 	if h, d := e.calls(hooks), e.calls(deliveries); h != 1 || d != 2 {
 		t.Fatalf("after the install: %d hook listings, %d delivery listings; want 1 and 2", h, d)
+	}
+}
+
+// TestForgeCallsReportTheEntityStatus checks what forge calls made for an entity tell
+// its pool manager status: a refused credential or (for calls on the entity itself) a
+// missing entity marks it failed with the cause, a 404 of something inside the entity
+// (a runner) does not, and the next successful call clears the failure.
+func TestForgeCallsReportTheEntityStatus(t *testing.T) {
+	listRunners := func(e *hubEnv) error {
+		f, err := reconcileForges{hub: e.hub}.Forge(t.Context(), e.repo)
+		if err == nil {
+			_, err = f.ListRunners(t.Context(), e.repo)
+		}
+		return err
+	}
+	queuedJobs := func(e *hubEnv) error {
+		f, err := e.hub.sweepForge(t.Context(), e.repo)
+		if err == nil {
+			_, err = f.QueuedJobs(t.Context(), e.repo)
+		}
+		return err
+	}
+	deleteRunner := func(e *hubEnv) error { return e.hub.RemoveRunner(t.Context(), e.repo, 424242) }
+	tests := []struct {
+		name        string
+		call        func(e *hubEnv) error
+		breakIt     func(e *hubEnv)
+		wantInCause string // "" when the status must stay running
+	}{
+		{"runner listing, token revoked", listRunners, func(e *hubEnv) { e.sim.RevokeToken("tok") }, "refused the credentials"},
+		{"runner listing, repository unreachable", listRunners, func(e *hubEnv) { e.sim.SetUnreachable("repos/acme/app", true) }, "does not know"},
+		{"queued jobs, token revoked", queuedJobs, func(e *hubEnv) { e.sim.RevokeToken("tok") }, "refused the credentials"},
+		{"queued jobs, repository unreachable", queuedJobs, func(e *hubEnv) { e.sim.SetUnreachable("repos/acme/app", true) }, "does not know"},
+		{"runner removal, token revoked", deleteRunner, func(e *hubEnv) { e.sim.RevokeToken("tok") }, "refused the credentials"},
+		{"runner removal, runner missing", deleteRunner, func(*hubEnv) {}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newHubEnv(t)
+			pm := newPoolManagers()
+			pm.running.Store(true)
+			e.hub.health = pm
+			_ = tt.call(e)
+			tt.breakIt(e)
+			if err := tt.call(e); err == nil {
+				t.Fatal("the broken call succeeded")
+			}
+			running, reason := pm.Status(e.repo.ID)
+			if tt.wantInCause == "" {
+				if !running {
+					t.Fatalf("status failed (%s), want running", reason)
+				}
+				return
+			}
+			if running || !strings.Contains(reason, tt.wantInCause) || !strings.Contains(reason, "acme/app") {
+				t.Fatalf("status %v %q, want failed naming %q and the repository", running, reason, tt.wantInCause)
+			}
+			e.sim.AddToken("tok")
+			e.sim.SetUnreachable("repos/acme/app", false)
+			if err := listRunners(e); err != nil {
+				t.Fatal(err)
+			}
+			if running, reason := pm.Status(e.repo.ID); !running {
+				t.Fatalf("after the forge recovered: failed (%s), want running", reason)
+			}
+		})
 	}
 }
