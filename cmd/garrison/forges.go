@@ -149,8 +149,9 @@ func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]pr
 		return h.giteaDownloadsCached(ctx, c)
 	}
 	ds, err := c.gh.RunnerDownloads(ctx, e)
-	h.observe(e, entityCall, err)
 	if err != nil {
+		// Only a failure is news: the client may answer from its cache.
+		h.observe(e, entityCall, err)
 		return nil, err
 	}
 	out := make([]provider.RunnerApplicationDownload, len(ds))
