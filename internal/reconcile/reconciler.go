@@ -217,13 +217,17 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	acts := Plan(env.spec(r.o.Policy), r.observed(env))
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)
-	r.reportPool(env.pool, r.poolFault(poolID))
+	r.reportPool(env.pool, nil)
 	r.passes.done(poolID, stepPlanned)
 	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
 }
 
-// reportPool tells Options.PoolStatus how the pool's last reconcile went.
+// reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
+// reconciled fine still reports the fault that fails its creates (notePoolFault).
 func (r *Reconciler) reportPool(p garrison.Pool, err error) {
+	if err == nil {
+		err = r.poolFault(p.ID)
+	}
 	if r.o.PoolStatus != nil {
 		r.o.PoolStatus(p, err)
 	}

@@ -139,6 +139,9 @@ func TestNoUsableRunnerDownloadShown(t *testing.T) {
 			if last := in.StatusMessages[len(in.StatusMessages)-1].Message; !strings.Contains(last, want) {
 				t.Errorf("instance message %q, want it to contain %q", last, want)
 			}
+			if err := r.triage(t.Context(), nil); err != nil { // a resync that finds nothing to do
+				t.Fatal(err)
+			}
 			perr, _ := reports.get(p.ID)
 			var nd *NoDownloadError
 			if !errors.As(perr, &nd) || !strings.Contains(perr.Error(), want) {
