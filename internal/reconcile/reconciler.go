@@ -136,10 +136,9 @@ func New(o Options) (*Reconciler, error) {
 		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
 		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
-		reasons: map[string]map[string]int{}, poolFaults: map[string]error{},
-		groupIgnored: map[string]string{},
-		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval),
-		repairs:      make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
+		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
+		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
+		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
 	}
 	r.q = workqueue.New(r.reconcile, workqueue.Options{
 		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
