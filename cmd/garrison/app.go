@@ -79,6 +79,7 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	a.forges.hooksChanged, a.forges.health = a.sweeper.ForgetHook, a.managers
 	a.handler, err = a.newHandler(tokens)
 	return err
 }

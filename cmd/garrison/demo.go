@@ -28,6 +28,8 @@ type demoOptions struct {
 	simProvider string
 	// scaleDownGrace, when set, is the server's [reconcile] scale_down_grace.
 	scaleDownGrace time.Duration
+	// reconcile sets more [reconcile] durations of the server (key → value), for tests.
+	reconcile map[string]time.Duration
 }
 
 // selfCommand is how a shell script runs this garrison binary: env assignments to export,

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,9 +149,17 @@ runner_cache = %q
 
 // serverConfig registers the simulation provider.
 func (d *demo) serverConfig(provider string) string {
-	reconcile := ""
+	keys := map[string]time.Duration{}
+	maps.Copy(keys, d.opts.reconcile)
 	if d.opts.scaleDownGrace > 0 {
-		reconcile = fmt.Sprintf("[reconcile]\nscale_down_grace = %q\n\n", d.opts.scaleDownGrace.String())
+		keys["scale_down_grace"] = d.opts.scaleDownGrace
+	}
+	reconcile := ""
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		reconcile += fmt.Sprintf("%s = %q\n", k, keys[k].String())
+	}
+	if reconcile != "" {
+		reconcile = "[reconcile]\n" + reconcile + "\n"
 	}
 	return reconcile + fmt.Sprintf(`[[provider]]
 name = %q

@@ -13,6 +13,22 @@ import (
 
 // InstallWebhook installs the garrison webhook on the entity's repository or organization.
 func (h *forgeHub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
+	info, err := h.installWebhook(ctx, e, req)
+	h.observe(e, credentialsCall, err)
+	if err == nil {
+		h.noteHooksChanged(e)
+	}
+	return info, err
+}
+
+// noteHooksChanged tells hooksChanged that e's webhooks changed.
+func (h *forgeHub) noteHooksChanged(e garrison.Entity) {
+	if h.hooksChanged != nil {
+		h.hooksChanged(e.ID)
+	}
+}
+
+func (h *forgeHub) installWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return apiv1.HookInfo{}, err
@@ -56,6 +72,15 @@ func (h *forgeHub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpa
 
 // UninstallWebhook removes the garrison webhook from the entity.
 func (h *forgeHub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
+	err := h.uninstallWebhook(ctx, e, req)
+	h.observe(e, credentialsCall, err)
+	if err == nil {
+		h.noteHooksChanged(e)
+	}
+	return err
+}
+
+func (h *forgeHub) uninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return err

@@ -38,6 +38,7 @@ func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, 
 	jit, err := f.c.gh.CreateJITConfig(ctx, e, github.JITRequest{
 		Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels, WorkFolder: "_work",
 	})
+	f.hub.observe(e, credentialsCall, err) // a 404 may be the runner group's
 	return reconcile.JITConfig{RunnerID: jit.RunnerID, Files: jit.Files}, err
 }
 
@@ -46,6 +47,12 @@ func (f reconcileForge) RunnerDownloads(ctx context.Context, e garrison.Entity) 
 }
 
 func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
+	out, err := f.listRunners(ctx, e)
+	f.hub.observe(e, entityCall, err)
+	return out, err
+}
+
+func (f reconcileForge) listRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
 	var out []reconcile.Runner
 	if f.c.gt != nil {
 		rs, err := f.c.gt.ListRunners(ctx, e)
@@ -62,8 +69,12 @@ func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]r
 }
 
 func (f reconcileForge) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error {
+	var err error
 	if f.c.gt != nil {
-		return f.c.gt.DeleteRunner(ctx, e, id)
+		err = f.c.gt.DeleteRunner(ctx, e, id)
+	} else {
+		err = f.c.gh.DeleteRunner(ctx, e, id)
 	}
-	return f.c.gh.DeleteRunner(ctx, e, id)
+	f.hub.observe(e, credentialsCall, err)
+	return err
 }

@@ -21,25 +21,31 @@ func (h *forgeHub) sweepForge(ctx context.Context, e garrison.Entity) (sweep.For
 	defer h.mu.Unlock()
 	if c.sweep == nil {
 		if c.gt != nil {
-			c.sweep = giteaSweep{c.gt}
+			c.sweep = giteaSweep{c: c.gt, observe: h.observe}
 		} else {
-			c.sweep = &githubSweep{c: c.gh, hookURL: h.hookURL}
+			c.sweep = &githubSweep{c: c.gh, hookURL: h.hookURL, observe: h.observe}
 		}
 	}
 	return c.sweep, nil
 }
 
+// observeFunc records what a forge call says about its entity (forgeHub.observe).
+type observeFunc func(e garrison.Entity, kind callKind, err error)
+
 // githubSweep adapts the GitHub client to sweep.Forge and sweep.Redeliverer.
 type githubSweep struct {
 	c       *github.Client
 	hookURL func(ctx context.Context) (string, error)
+	observe observeFunc
 }
 
 func (f *githubSweep) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
 	if e.Type != garrison.Repository {
 		return nil, nil // GitHub lists workflow runs per repository only
 	}
-	return f.c.QueuedJobs(ctx, e.Owner, e.Name)
+	jobs, err := f.c.QueuedJobs(ctx, e.Owner, e.Name)
+	f.observe(e, entityCall, err)
+	return jobs, err
 }
 
 func (f *githubSweep) Budget() (int, int, time.Time) {
@@ -60,11 +66,13 @@ func (f *githubSweep) InstalledHook(ctx context.Context, e garrison.Entity) (int
 		return 0, garrison.ErrNotFound
 	}
 	hk, err := f.c.FindHook(ctx, e, url)
+	f.observe(e, credentialsCall, err)
 	return hk.ID, err
 }
 
 func (f *githubSweep) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]sweep.Delivery, error) {
 	ds, err := f.c.ListHookDeliveries(ctx, e, hookID, since)
+	f.observe(e, credentialsCall, err)
 	out := make([]sweep.Delivery, len(ds))
 	for i, d := range ds {
 		out[i] = sweep.Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status, Redelivery: d.Redelivery}
@@ -73,14 +81,21 @@ func (f *githubSweep) ListHookDeliveries(ctx context.Context, e garrison.Entity,
 }
 
 func (f *githubSweep) Redeliver(ctx context.Context, e garrison.Entity, hookID, deliveryID int64) error {
-	return f.c.Redeliver(ctx, e, hookID, deliveryID)
+	err := f.c.Redeliver(ctx, e, hookID, deliveryID)
+	f.observe(e, credentialsCall, err)
+	return err
 }
 
 // giteaSweep adapts the Gitea client to sweep.Forge; Gitea reports no budget.
-type giteaSweep struct{ c *gitea.Client }
+type giteaSweep struct {
+	c       *gitea.Client
+	observe observeFunc
+}
 
 func (f giteaSweep) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
-	return f.c.QueuedJobs(ctx, e)
+	jobs, err := f.c.QueuedJobs(ctx, e)
+	f.observe(e, entityCall, err)
+	return jobs, err
 }
 
 func (f giteaSweep) Budget() (int, int, time.Time) { return 0, 0, time.Time{} }

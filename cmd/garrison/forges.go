@@ -29,6 +29,11 @@ type forgeHub struct {
 	observer github.RateObserver
 	// hookURL returns the controller webhook URL that garrison installs on forges.
 	hookURL func(ctx context.Context) (string, error)
+	// hooksChanged, when set, is told that garrison installed or removed an entity's
+	// webhook (the sweep then looks the webhook up again). It must not block.
+	hooksChanged func(entityID string)
+	// health, when set, is told what forge calls say about their entity (observe).
+	health forgeHealth
 
 	mu      sync.Mutex // guards clients
 	clients map[uint]*forgeClients
@@ -110,9 +115,12 @@ func (h *forgeHub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID 
 		return err
 	}
 	if c.gt != nil {
-		return c.gt.DeleteRunner(ctx, e, agentID)
+		err = c.gt.DeleteRunner(ctx, e, agentID)
+	} else {
+		err = c.gh.DeleteRunner(ctx, e, agentID)
 	}
-	return c.gh.DeleteRunner(ctx, e, agentID)
+	h.observe(e, credentialsCall, err)
+	return err
 }
 
 // RegistrationToken returns a runner registration token for e.
@@ -121,10 +129,13 @@ func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (st
 	if err != nil {
 		return "", err
 	}
+	var tok string
 	if c.gt != nil {
-		return c.gt.RegistrationToken(ctx, e)
+		tok, err = c.gt.RegistrationToken(ctx, e)
+	} else {
+		tok, _, err = c.gh.RegistrationToken(ctx, e)
 	}
-	tok, _, err := c.gh.RegistrationToken(ctx, e)
+	h.observe(e, entityCall, err)
 	return tok, err
 }
 
@@ -139,6 +150,8 @@ func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]pr
 	}
 	ds, err := c.gh.RunnerDownloads(ctx, e)
 	if err != nil {
+		// Only a failure is news: the client may answer from its cache.
+		h.observe(e, entityCall, err)
 		return nil, err
 	}
 	out := make([]provider.RunnerApplicationDownload, len(ds))

@@ -12,8 +12,10 @@ import (
 
 // poolManagers reports each entity's pool management status for the REST API: running
 // while the reconciler runs, unless something failed for the entity: one of its pools
-// cannot be reconciled (unknown provider, ...), or the forge refused its credentials.
-// A pool's failure clears when it reconciles again.
+// cannot be reconciled (unknown provider, no usable runner download, ...), or the forge
+// refused its credentials or does not know the entity (forgeHub.observe). A pool's
+// failure clears when it reconciles again; the entity's when a forge call for it
+// succeeds again.
 type poolManagers struct {
 	running atomic.Bool
 

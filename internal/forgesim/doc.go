@@ -44,8 +44,10 @@
 // Faults: Options.RateLimit / SetRateLimit (limit, window, 403 or 429, per-route resource,
 // Disabled for GHES), TriggerSecondaryLimit(n, retryAfter, status), Options.Delivery /
 // SetDeliveryFaults (drop, duplicate, delay, reorder probabilities drawn from the RNG
-// seeded with Options.Seed, in event order). WaitDeliveries(ctx) waits for the webhook
-// sender to go idle. SetRunnerTarball sets the download content.
+// seeded with Options.Seed, in event order), RevokeToken(token) (401 until AddToken
+// again), SetUnreachable(scope, bool) (every route of a repository, organization or
+// enterprise answers 404, as for a deleted entity or lost access). WaitDeliveries(ctx)
+// waits for the webhook sender to go idle. SetRunnerTarball sets the download content.
 //
 // # GitHub HTTP API ({scope} = repos/{owner}/{repo} | orgs/{org} | enterprises/{enterprise})
 //
@@ -77,8 +79,10 @@
 //	GET    /{scope}/actions/jobs?status=&page&limit       {jobs, total_count}
 //	GET|POST /{scope}/hooks, GET|DELETE /{scope}/hooks/{id} 200/201/200/204
 //	POST   /api/actions/runner.v1.RunnerService/Register (JSON; {name, token, labels, ephemeral})
-//	GET    /api/v1/repos/gitea/runner/releases             public; one act_runner release whose assets
-//	                                                      download from /_sim/downloads/ (SetRunnerBinary sets their content)
+//	GET    /api/v1/repos/gitea/runner/releases             public; newest first: v0.3.0 (gitea-runner-* assets,
+//	                                                      with .xz and .sha256 companions), v0.2.11 (act_runner-*);
+//	                                                      SetGiteaReleases replaces them. Assets download from
+//	                                                      /_sim/downloads/ (SetRunnerBinary sets their content)
 //
 // Gitea hooks get Gitea deliveries: X-Gitea-*/X-Gogs-* headers next to the GitHub ones,
 // X-Gitea-Hook-Installation-Target-Type, bare-hex X-Gitea-Signature, payloads without

@@ -68,6 +68,10 @@ func (s *Sim) serveGitHub(w http.ResponseWriter, r *http.Request, route string, 
 		s.write(w, *limited)
 		return
 	}
+	if s.unreachable(r) {
+		s.write(w, ghError(http.StatusNotFound, "Not Found"))
+		return
+	}
 	rp := h(r, p)
 	if r.Method == http.MethodGet && rp.status == http.StatusOK && rp.body != nil {
 		body, _ := rp.encode()
@@ -105,8 +109,20 @@ func (s *Sim) gitea(pattern string, h handler) {
 			s.write(w, giteaError(http.StatusUnauthorized, "token is required"))
 			return
 		}
+		if s.unreachable(r) {
+			s.write(w, giteaError(http.StatusNotFound, "The target couldn't be found."))
+			return
+		}
 		s.write(w, h(r, p))
 	})
+}
+
+// unreachable reports whether the request's scope was made unreachable (SetUnreachable).
+func (s *Sim) unreachable(r *http.Request) bool {
+	sc := scopeOf(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.unreachableLocked(sc)
 }
 
 func (s *Sim) write(w http.ResponseWriter, rp reply) {

@@ -49,8 +49,10 @@ type Sim struct {
 	limits  RateLimitOptions
 	tarball []byte
 	binary  []byte // Gitea runner downloads; nil: the tarball
-	baseURL string
-	srv     *http.Server
+	// releases are the Gitea runner releases served; nil: DefaultGiteaReleases.
+	releases []GiteaRelease
+	baseURL  string
+	srv      *http.Server
 }
 
 // New returns a simulator with no repositories, organizations or tokens.

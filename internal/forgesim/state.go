@@ -27,6 +27,7 @@ type state struct {
 	calls       map[CallKey]int
 	budgets     map[budgetKey]*budget
 	secondary   secondaryFault
+	unreachable map[string]bool // scope keys answering 404 (SetUnreachable)
 }
 
 func newState() state {
@@ -46,6 +47,7 @@ func newState() state {
 		hooks:       map[int64]*hook{},
 		calls:       map[CallKey]int{},
 		budgets:     map[budgetKey]*budget{},
+		unreachable: map[string]bool{},
 	}
 }
 

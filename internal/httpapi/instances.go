@@ -51,8 +51,9 @@ func (s *Server) handleGetInstance(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleDeleteInstance serves DELETE /instances/{name}[?forceRemove=&bypassGHUnauthorized=].
-// The forge runner is removed first when there is one; the instance is then marked
-// pending_delete (or pending_force_delete) for the reconciler to remove.
+// The forge runner is removed first when there is one (rest-api §3.7); the instance is
+// then marked pending_delete (or pending_force_delete) for the reconciler to remove, with
+// its agent id cleared so that the reconciler does not deregister the runner again.
 func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	force, err := queryBool(r, "forceRemove")
@@ -64,11 +65,12 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		i, err = s.store.Instance(ctx, r.PathValue("name"))
 	}
+	var removed int64
 	if err == nil {
-		err = s.checkDeletable(ctx, i, bypass)
+		removed, err = s.checkDeletable(ctx, i, bypass)
 	}
 	if err == nil {
-		err = s.markForDeletion(ctx, i.Name, force)
+		err = s.markForDeletion(ctx, i.Name, force, removed)
 	}
 	if err != nil {
 		s.writeErr(w, r, err)
@@ -79,20 +81,24 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkDeletable refuses instances in states that cannot be deleted and removes the
-// forge runner of the others.
-func (s *Server) checkDeletable(ctx context.Context, i garrison.Instance, bypass bool) error {
+// forge runner of the others. It returns the agent id of the runner it is done with
+// (removed, already gone, or skipped with bypass), 0 when it did not touch the forge.
+func (s *Server) checkDeletable(ctx context.Context, i garrison.Instance, bypass bool) (int64, error) {
 	switch i.Status {
 	case garrison.InstancePendingDelete, garrison.InstancePendingForceDelete,
 		garrison.InstanceDeleting, garrison.InstanceDeleted:
-		return nil // already on its way out
+		return 0, nil // already on its way out: the reconciler removes the runner
 	case garrison.InstanceRunning, garrison.InstanceError:
 	default:
-		return invalid("runner must be in running, error, pending_delete or pending_force_delete state (is %s)", i.Status)
+		return 0, invalid("runner must be in running, error, pending_delete or pending_force_delete state (is %s)", i.Status)
 	}
 	if i.AgentID == 0 || s.opts.Forge == nil {
-		return nil
+		return 0, nil
 	}
-	return s.removeForgeRunner(ctx, i, bypass)
+	if err := s.removeForgeRunner(ctx, i, bypass); err != nil {
+		return 0, err
+	}
+	return i.AgentID, nil
 }
 
 // removeForgeRunner deletes i's forge runner. Not found is fine; unauthorized marks the
@@ -134,13 +140,17 @@ func (s *Server) markForgeUnauthorized(ctx context.Context, e garrison.Entity) {
 }
 
 // markForDeletion moves the instance to pending_delete, or pending_force_delete when
-// force; an instance already being deleted is left as it is (but may be forced).
-func (s *Server) markForDeletion(ctx context.Context, name string, force bool) error {
+// force; an instance already being deleted is left as it is (but may be forced). When
+// the call is done with the forge runner of agent id removed, the instance forgets it.
+func (s *Server) markForDeletion(ctx context.Context, name string, force bool, removed int64) error {
 	next := garrison.InstancePendingDelete
 	if force {
 		next = garrison.InstancePendingForceDelete
 	}
 	_, err := s.store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
+		if removed != 0 && i.AgentID == removed {
+			i.AgentID, i.JITConfig = 0, nil
+		}
 		switch {
 		case i.Status.Deleting() && !(force && i.Status == garrison.InstancePendingDelete):
 			return nil

@@ -32,13 +32,13 @@ func (r *Reconciler) bootstrapInstance(ctx context.Context, env *poolEnv, in gar
 	if err != nil {
 		return provider.BootstrapInstance{}, nil, err
 	}
-	tools, err := f.RunnerDownloads(ctx, env.entity)
-	if err != nil {
-		return provider.BootstrapInstance{}, nil, fmt.Errorf("runner downloads: %w", err)
-	}
 	ep, err := r.o.Store.Endpoint(ctx, env.entity.Endpoint)
 	if err != nil {
 		return provider.BootstrapInstance{}, nil, fmt.Errorf("read endpoint: %w", err)
+	}
+	tools, err := runnerTools(ctx, env, f, ep)
+	if err != nil {
+		return provider.BootstrapInstance{}, nil, err
 	}
 	var proxy provider.ProxyConfig
 	if r.o.Proxy != nil {
@@ -54,7 +54,7 @@ func (r *Reconciler) bootstrapInstance(ctx context.Context, env *poolEnv, in gar
 	bi := provider.BootstrapInstance{
 		Name: in.Name, Tools: tools, RepoURL: repoURL(env.entity, ep), CallbackURL: in.CallbackURL,
 		MetadataURL: in.MetadataURL, InstanceToken: token, ExtraSpecs: specs,
-		GitHubRunnerGroup: env.pool.RunnerGroup, CACertBundle: ca, OSArch: env.pool.OSArch,
+		GitHubRunnerGroup: r.runnerGroup(env), CACertBundle: ca, OSArch: env.pool.OSArch,
 		OSType: env.pool.OSType, Flavor: env.pool.Flavor, Image: env.pool.Image, PoolID: env.pool.ID,
 		JitConfigEnabled: env.jit(), ProxyConfig: proxy,
 	}

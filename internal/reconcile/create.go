@@ -24,6 +24,9 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, name string) {
 		return
 	}
 	bi, specs, err := r.prepare(ctx, env, &in)
+	if ctx.Err() == nil {
+		r.notePoolFault(env.pool, err)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
@@ -68,7 +71,7 @@ func (r *Reconciler) registerJIT(ctx context.Context, env *poolEnv, in *garrison
 	if err := r.removeRunner(ctx, env, f, *in); err != nil {
 		return err
 	}
-	req := JITRequest{Name: in.Name, RunnerGroup: env.pool.RunnerGroup, Labels: env.pool.TagNames()}
+	req := JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
 	cfg, err := f.CreateJITConfig(ctx, env.entity, req)
 	if errors.Is(err, garrison.ErrConflict) {
 		// A runner of that name survives from an attempt that crashed before recording it.

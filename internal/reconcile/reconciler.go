@@ -33,8 +33,10 @@ type Options struct {
 	LeaseTTL time.Duration
 
 	// PoolStatus, when set, is told after each reconcile of a pool whether it worked:
-	// err is a configuration error that stops the pool (unknown provider or entity), or
-	// nil. It must not block.
+	// err is a configuration error that stops the pool (unknown provider or entity), a
+	// *NoDownloadError that fails every create of the pool, or nil. It is also told as
+	// soon as a create finds or no longer finds a usable runner download. It must not
+	// block.
 	PoolStatus func(p garrison.Pool, err error)
 
 	Logger *slog.Logger
@@ -118,7 +120,10 @@ type Reconciler struct {
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
 	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
-	reasons     map[string]map[string]int   // entity id -> reason -> jobs (for logging)
+	poolFaults  map[string]error            // pool id -> why every create of it fails
+	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
+	groupIgnored map[string]string
+	reasons      map[string]map[string]int // entity id -> reason -> jobs (for logging)
 }
 
 // New returns a Reconciler.
@@ -131,7 +136,7 @@ func New(o Options) (*Reconciler, error) {
 		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
 		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
 		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
-		reasons: map[string]map[string]int{},
+		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
 		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
 		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
 	}
@@ -189,6 +194,7 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	env, err := r.load(ctx, poolID)
 	switch {
 	case errors.Is(err, garrison.ErrNotFound) && env == nil:
+		r.forgetPool(poolID)
 		r.passes.done(poolID, stepPlanned, stepRepaired)
 		return workqueue.Result{}, nil // the pool is gone
 	case errors.Is(err, garrison.ErrNotFound):
@@ -215,8 +221,12 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
 }
 
-// reportPool tells Options.PoolStatus how the pool's last reconcile went.
+// reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
+// reconciled fine still reports the fault that fails its creates (notePoolFault).
 func (r *Reconciler) reportPool(p garrison.Pool, err error) {
+	if err == nil {
+		err = r.poolFault(p.ID)
+	}
 	if r.o.PoolStatus != nil {
 		r.o.PoolStatus(p, err)
 	}

@@ -23,7 +23,8 @@
 // (GHES without rate limiting, Gitea) is not capped.
 //
 // An idle repository costs, per sweep, two run listings, one hook listing (once, then
-// cached) and one delivery listing: all GETs the GitHub client revalidates with ETags, so
+// cached; when garrison's webhook is not there, again every Options.HookRecheck) and one
+// delivery listing: all GETs the GitHub client revalidates with ETags, so
 // an unchanged repository is answered 304 and charged nothing. With DefaultInterval (10
 // minutes) that is at most 18 charged calls an hour if the forge ignored ETags, and none
 // in practice.

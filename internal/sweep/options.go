@@ -58,6 +58,7 @@ const (
 	DefaultLowBudget   = 0.2
 	DefaultLookback    = 24 * time.Hour
 	DefaultRedeliver   = 50
+	DefaultHookRecheck = time.Hour
 )
 
 // Options configure a Sweeper. Store and Forges are required.
@@ -89,6 +90,10 @@ type Options struct {
 	// (0: DefaultRedeliver).
 	Lookback        time.Duration
 	MaxRedeliveries int
+	// HookRecheck is how long a lookup that found no garrison webhook on an entity is
+	// trusted before the entity's hooks are listed again (0: DefaultHookRecheck). A found
+	// webhook is remembered until the forge says it is gone.
+	HookRecheck time.Duration
 	// LogEvery is the least time between two logs of the same kind (0: one minute).
 	LogEvery time.Duration
 }
@@ -116,6 +121,7 @@ func (o Options) withDefaults() (Options, error) {
 	o.BudgetShare = cmpOr(o.BudgetShare, DefaultBudgetShare)
 	o.LowBudget = cmpOr(o.LowBudget, DefaultLowBudget)
 	o.MaxRedeliveries = cmpOr(o.MaxRedeliveries, DefaultRedeliver)
+	o.HookRecheck = cmpOr(o.HookRecheck, DefaultHookRecheck)
 	return o, nil
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -10,7 +11,10 @@ import (
 
 // hookState is what the sweep remembers about one entity's webhook between sweeps.
 type hookState struct {
-	hookID      int64
+	hookID int64
+	// missingAt is when the last lookup found no garrison webhook (or was refused); the
+	// hooks are not listed again before HookRecheck has passed. Zero: look it up.
+	missingAt   time.Time
 	checked     time.Time            // deliveries up to here were looked at
 	redelivered map[string]time.Time // GUID → when it was redelivered
 }
@@ -22,18 +26,16 @@ func (s *Sweeper) redeliver(ctx context.Context, e garrison.Entity, f Forge, st 
 	if !ok {
 		return nil
 	}
-	hs := s.hookState(e.ID)
-	if hs.hookID == 0 {
-		id, err := r.InstalledHook(ctx, e)
-		if errors.Is(err, garrison.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		hs.hookID = id
+	hs, relook := s.hookState(e.ID)
+	if relook {
+		hs.hookID, hs.missingAt = 0, time.Time{}
 	}
 	now := s.o.Now()
+	if hs.hookID == 0 {
+		if found, err := s.lookUpHook(ctx, e, r, hs, now); !found {
+			return err
+		}
+	}
 	since := hs.checked
 	if since.IsZero() {
 		since = now.Add(-s.o.Lookback)
@@ -52,6 +54,28 @@ func (s *Sweeper) redeliver(ctx context.Context, e garrison.Entity, f Forge, st 
 	}
 	hs.prune(now.Add(-s.o.Lookback))
 	return err
+}
+
+// lookUpHook finds garrison's webhook on the entity, unless a lookup less than
+// HookRecheck ago found none: the listing is cached either way. A refused listing (the
+// credentials may not read hooks) is cached like a missing hook, and reported.
+func (s *Sweeper) lookUpHook(ctx context.Context, e garrison.Entity, r Redeliverer, hs *hookState, now time.Time) (bool, error) {
+	if !hs.missingAt.IsZero() && now.Sub(hs.missingAt) < s.o.HookRecheck && !now.Before(hs.missingAt) {
+		return false, nil
+	}
+	id, err := r.InstalledHook(ctx, e)
+	switch {
+	case errors.Is(err, garrison.ErrNotFound):
+		hs.missingAt = now
+		return false, nil
+	case errors.Is(err, garrison.ErrUnauthorized):
+		hs.missingAt = now
+		return false, fmt.Errorf("look up the webhook (not again for %v): %w", s.o.HookRecheck, err)
+	case err != nil:
+		return false, err
+	}
+	hs.hookID, hs.missingAt = id, time.Time{}
+	return true, nil
 }
 
 // redeliverFailed redelivers up to MaxRedeliveries deliveries; it reports whether it
@@ -102,7 +126,9 @@ func failed(ds []Delivery) []Delivery {
 	return out
 }
 
-func (s *Sweeper) hookState(entityID string) *hookState {
+// hookState returns the entity's hook state, and whether ForgetHook asked for its
+// webhook to be looked up again since.
+func (s *Sweeper) hookState(entityID string) (*hookState, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	hs := s.hooks[entityID]
@@ -110,7 +136,18 @@ func (s *Sweeper) hookState(entityID string) *hookState {
 		hs = &hookState{redelivered: map[string]time.Time{}}
 		s.hooks[entityID] = hs
 	}
-	return hs
+	relook := s.relook[entityID]
+	delete(s.relook, entityID)
+	return hs, relook
+}
+
+// ForgetHook makes the next sweep of the entity look its webhook up again, instead of
+// trusting what the last lookup found: garrison installed or removed the webhook. It
+// does not block.
+func (s *Sweeper) ForgetHook(entityID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.relook[entityID] = true
 }
 
 // prune forgets redelivered GUIDs older than cutoff: the forge no longer lists them.

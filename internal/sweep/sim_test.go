@@ -57,11 +57,13 @@ func (f ghForge) Redeliver(ctx context.Context, e garrison.Entity, hookID, deliv
 // simEnv is a forge simulator whose repository acme/app sends webhooks to a receiver on
 // a real SQLite store, and a sweeper using the real GitHub client against the simulator.
 type simEnv struct {
-	sim    *forgesim.Sim
-	st     *sqlite.Store
-	repo   garrison.Entity
-	sweep  *Sweeper
-	hookID int64
+	sim     *forgesim.Sim
+	st      *sqlite.Store
+	repo    garrison.Entity
+	sweep   *Sweeper
+	hookID  int64
+	client  *github.Client
+	hookURL string
 }
 
 const simSecret = "sweep-secret"
@@ -111,7 +113,7 @@ func newSimEnv(t *testing.T, faults forgesim.DeliveryFaults) *simEnv {
 		return ghForge{c: client, hookURL: hookURL}, nil
 	}})
 	must(t, err)
-	return &simEnv{sim: sim, st: st, repo: repo, sweep: sw, hookID: hookID}
+	return &simEnv{sim: sim, st: st, repo: repo, sweep: sw, hookID: hookID, client: client, hookURL: hookURL}
 }
 
 func must(t testing.TB, err error) {

@@ -38,8 +38,10 @@ type Sweeper struct {
 	budgets *budgets
 	logs    *logLimiter
 
-	mu    sync.Mutex // guards hooks
+	mu    sync.Mutex // guards hooks and relook
 	hooks map[string]*hookState
+	// relook holds the entities whose webhook must be looked up again (ForgetHook).
+	relook map[string]bool
 
 	// A hookState is only touched by the sweep of its entity; sweeps of one entity are
 	// serialised by entityMu.
@@ -55,7 +57,7 @@ func New(opts Options) (*Sweeper, error) {
 	return &Sweeper{
 		o: o, budgets: newBudgets(o.BudgetShare, o.LowBudget),
 		logs:  &logLimiter{log: o.Logger, every: o.LogEvery, now: o.Now, last: map[string]time.Time{}},
-		hooks: map[string]*hookState{},
+		hooks: map[string]*hookState{}, relook: map[string]bool{},
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/garrison-ci/garrison"
@@ -21,16 +22,47 @@ type Download struct {
 
 type releaseJSON struct {
 	TagName string `json:"tag_name"`
+	Draft   bool   `json:"draft"`
 	Assets  []struct {
 		Name string `json:"name"`
 		URL  string `json:"browser_download_url"`
 	} `json:"assets"`
 }
 
-// RunnerDownloads lists the runner binaries of the newest release at toolsURL, a releases
-// API URL in Gitea's shape (the endpoint's tools_metadata_url, by default gitea.com's
-// runner releases). Checksum and archive assets are skipped.
+// MinRunnerVersion is the oldest runner release garrison uses (as GARM does).
+const MinRunnerVersion = "v0.2.12"
+
+// runnerPrefixes are the asset name prefixes of runner binaries: current releases name
+// them gitea-runner-<version>-<os>-<arch>, older ones act_runner-<version>-<os>-<arch>.
+var runnerPrefixes = []string{"gitea-runner-", "act_runner-"}
+
+// RunnerDownloads lists the runner binaries of the first release at toolsURL (a releases
+// API URL in Gitea's shape, newest first: the endpoint's tools_metadata_url, by default
+// gitea.com's runner releases) whose version is MinRunnerVersion or newer and which has
+// runner binaries. Checksum and compressed assets are skipped. When no release
+// qualifies, or the URL answers 404, the error has code ENotFound and says why.
 func (c *Client) RunnerDownloads(ctx context.Context, toolsURL string) ([]Download, error) {
+	rels, err := c.releases(ctx, toolsURL)
+	if err != nil {
+		return nil, err
+	}
+	if len(rels) == 0 {
+		return nil, garrison.Errorf(garrison.ENotFound, "gitea: %s lists no runner release", toolsURL)
+	}
+	for _, rel := range rels {
+		if rel.Draft || !atLeast(rel.TagName, MinRunnerVersion) {
+			continue
+		}
+		if ds := parseAssets(rel); len(ds) > 0 {
+			return ds, nil
+		}
+	}
+	return nil, garrison.Errorf(garrison.ENotFound, "gitea: no runner release %s or newer with runner binaries at %s (newest: %s)",
+		MinRunnerVersion, toolsURL, rels[0].TagName)
+}
+
+// releases fetches and decodes a releases list.
+func (c *Client) releases(ctx context.Context, toolsURL string) ([]releaseJSON, error) {
 	if !garrison.ValidURL(toolsURL) {
 		return nil, garrison.Errorf(garrison.EInvalid, "gitea: tools metadata URL %q is not an http(s) URL", toolsURL)
 	}
@@ -44,34 +76,80 @@ func (c *Client) RunnerDownloads(ctx context.Context, toolsURL string) ([]Downlo
 		return nil, fmt.Errorf("gitea: runner releases: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return nil, garrison.Errorf(garrison.ENotFound, "gitea: runner releases at %s: HTTP 404", toolsURL)
+	default:
 		return nil, garrison.Errorf(garrison.EInternal, "gitea: runner releases at %s: HTTP %d", toolsURL, resp.StatusCode)
 	}
 	var rels []releaseJSON
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&rels); err != nil {
 		return nil, fmt.Errorf("gitea: runner releases: %w", err)
 	}
-	if len(rels) == 0 {
-		return nil, garrison.Errorf(garrison.ENotFound, "gitea: no runner release at %s", toolsURL)
-	}
-	return parseAssets(rels[0]), nil
+	return rels, nil
 }
 
-// parseAssets maps act_runner-<version>-<os>-<arch>[.exe] assets to downloads.
+// parseAssets maps <prefix><version>-<os>-<arch>[.exe] assets to downloads.
 func parseAssets(rel releaseJSON) []Download {
 	version := strings.TrimPrefix(rel.TagName, "v")
 	var out []Download
 	for _, a := range rel.Assets {
-		rest, ok := strings.CutPrefix(a.Name, "act_runner-"+version+"-")
+		rest, ok := cutRunnerPrefix(a.Name, version)
 		if !ok || strings.HasSuffix(rest, ".sha256") || strings.HasSuffix(rest, ".xz") {
 			continue
 		}
 		rest = strings.TrimSuffix(rest, ".exe")
 		os, arch, ok := strings.Cut(rest, "-")
-		if !ok {
+		if !ok || os == "" || arch == "" {
 			continue
 		}
 		out = append(out, Download{OS: os, Architecture: arch, Filename: a.Name, DownloadURL: a.URL})
 	}
 	return out
+}
+
+// cutRunnerPrefix strips "<prefix><version>-" from an asset name.
+func cutRunnerPrefix(name, version string) (string, bool) {
+	for _, p := range runnerPrefixes {
+		if rest, ok := strings.CutPrefix(name, p+version+"-"); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// atLeast reports whether the release tag's version (v optional) is min or newer. A
+// pre-release counts as older than its release; an unparsable tag never qualifies.
+func atLeast(tag, min string) bool {
+	v, vpre, ok := parseVersion(tag)
+	m, mpre, mok := parseVersion(min)
+	if !ok || !mok {
+		return false
+	}
+	for i := range v {
+		if v[i] != m[i] {
+			return v[i] > m[i]
+		}
+	}
+	return !vpre || mpre
+}
+
+// parseVersion parses [v]MAJOR.MINOR.PATCH[-pre][+build]; pre reports a pre-release.
+func parseVersion(s string) (ver [3]int, pre, ok bool) {
+	s = strings.TrimPrefix(s, "v")
+	s, _, _ = strings.Cut(s, "+")
+	s, suffix, hasPre := strings.Cut(s, "-")
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || (hasPre && suffix == "") {
+		return ver, false, false
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || strings.TrimLeft(p, "0123456789") != "" || (len(p) > 1 && p[0] == '0') {
+			return ver, false, false
+		}
+		ver[i] = n
+	}
+	return ver, hasPre, true
 }
