@@ -51,7 +51,9 @@
 // another entity's pool (a repository's runner seen through its organization's hook, or a
 // forged delivery) is answered 200, counted as foreign_runner, and changes nothing: no job
 // is recorded or advanced, no instance touched, no pool enqueued. The owning entity gets
-// the same event through its own hook.
+// the same event through its own hook. Likewise a known job the ledger records for another
+// entity is left alone (200, foreign_job) unless the delivery names a runner of this entity:
+// one entity's webhook secret never advances another entity's jobs.
 //
 // A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded only
 // when its status is queued and an enabled pool of the entity has all of its labels, or

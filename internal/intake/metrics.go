@@ -30,13 +30,14 @@ const (
 	ResultRejected        Result = "rejected"         // owner mismatch, status going backwards (400)
 	ResultNotRecorded     Result = "not_recorded"     // new job no pool can serve (422)
 	ResultForeignRunner   Result = "foreign_runner"   // names a runner of another entity's pool (200)
+	ResultForeignJob      Result = "foreign_job"      // a job of another entity, with no runner of ours (200)
 	ResultError           Result = "error"            // store failure (500)
 )
 
 var allResults = []Result{
 	ResultOK, ResultDuplicate, ResultPing, ResultIgnoredEvent, ResultWrongController, ResultTooLarge,
 	ResultMalformed, ResultOwnerUnknown, ResultEntityUnknown, ResultBadSignature, ResultIgnored,
-	ResultRejected, ResultNotRecorded, ResultForeignRunner, ResultError,
+	ResultRejected, ResultNotRecorded, ResultForeignRunner, ResultForeignJob, ResultError,
 }
 
 // metrics are the receiver's collectors; nil collectors when no registerer is given.

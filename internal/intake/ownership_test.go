@@ -214,3 +214,26 @@ func (e *env) wantUntouched(name string) {
 		e.t.Fatalf("runner %s changed: %s/%s job %d, messages %v", name, i.Status, i.RunnerStatus, i.JobID, i.StatusMessages)
 	}
 }
+
+// TestForeignJob checks that a delivery of another entity that names no runner of its own
+// does not advance a job the ledger records for the first entity, while a delivery naming
+// the entity's own runner still may.
+func TestForeignJob(t *testing.T) {
+	for _, mode := range cacheModes {
+		t.Run(mode.name, func(t *testing.T) {
+			e := newEnv(t, withCacheTTL(mode.ttl))
+			e.scoped()
+			e.sendStep(t, 0, step{d: ghRepoA("queued", ""), status: 200, result: ResultOK})
+			e.takeNotified()
+			e.sendStep(t, 1, step{d: ghRepoB("in_progress", "not-ours"), status: 200, result: ResultForeignJob})
+			e.sendStep(t, 2, step{d: ghOrg("completed", ""), status: 200, result: ResultForeignJob})
+			e.wantAction(500, garrison.JobQueued)
+			e.wantNotified()
+			e.sendStep(t, 3, step{d: ghOrg("in_progress", runnerOrg), status: 200, result: ResultOK})
+			if i := e.instance(runnerOrg); i.RunnerStatus != garrison.RunnerActive || i.JobID != 500 {
+				t.Fatalf("the organization's own runner: %s/%s job %d", i.Status, i.RunnerStatus, i.JobID)
+			}
+			e.wantAction(500, garrison.JobInProgress)
+		})
+	}
+}

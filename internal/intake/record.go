@@ -17,6 +17,11 @@ func errNotRecorded(id int64) error {
 	return garrison.Errorf(garrison.EUnprocessable, "job %d should not be recorded", id)
 }
 
+// errForeignJob leaves alone a job the ledger records for another entity, when the
+// delivery names no runner of this entity: a holder of one entity's webhook secret must
+// not advance another entity's jobs.
+var errForeignJob = errors.New("intake: job recorded for another entity")
+
 // ruleError marks a job refused by the ledger rules, as opposed to a store failure.
 type ruleError struct{ error }
 
@@ -60,6 +65,10 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 		if err != nil {
 			return h.storeFailure(ctx, ev, "record job", err)
 		}
+	case errors.Is(err, errForeignJob):
+		h.logs.logf(ctx, slog.LevelInfo, ResultForeignJob, "webhook: job belongs to another entity", "delivery", ev.DeliveryID,
+			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
+		return okReply(ResultForeignJob)
 	case garrison.CodeOf(err) == garrison.EUnprocessable:
 		h.logs.logf(ctx, slog.LevelInfo, ResultNotRecorded, "webhook: no pool can serve the job", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "labels", ev.Labels, "action", ev.Action)
@@ -156,6 +165,9 @@ func (h *Handler) matchingPools(ctx context.Context, ev *webhook.Event, ent garr
 
 // apply is the ledger update, run inside UpsertJob's transaction.
 func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent garrison.Entity, tg target) error {
+	if exists && j.EntityID != "" && j.EntityID != ent.ID && tg.instance == nil {
+		return errForeignJob // a runner of ent running it would be tg.instance
+	}
 	if !exists {
 		queuedForUs := ev.Status == string(garrison.JobQueued) && len(tg.pools) > 0
 		if !queuedForUs && tg.instance == nil {
