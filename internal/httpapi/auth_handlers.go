@@ -1,10 +1,11 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/apiv1"
@@ -48,18 +49,21 @@ func (s *Server) handleFirstRun(w http.ResponseWriter, r *http.Request) {
 	writeOK(w, userView(u))
 }
 
+// loginWait bounds how long a login waits for a free password check (see
+// Options.MaxPasswordChecks) before it is answered 503.
+const loginWait = 10 * time.Second
+
+// errLoginBusy is the cause of a login that found no free password check within loginWait.
+var errLoginBusy = errors.New("httpapi: every password check stayed busy")
+
 // handleLogin exchanges a username and password for a token (POST /auth/login). Any
-// Authorization header is ignored. Failures are 401 without a reason; clients that fail
-// too often are held back with 429.
+// Authorization header is ignored. Failures are 401 without a reason. Each attempt counts
+// against the client's limit when it starts, so parallel attempts cannot exceed it;
+// clients over the limit are held back with 429.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
-	client := clientIP(r)
-	if s.limiter != nil {
-		if ok, wait := s.limiter.Allow(client); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-			writeJSON(w, http.StatusTooManyRequests, errorBody{Error: "Too Many Requests",
-				Details: "too many failed login attempts; try again later"})
-			return
-		}
+	client := s.clientAddr(r)
+	if !s.startLoginAttempt(w, client) {
+		return
 	}
 	var p apiv1.PasswordLoginParams
 	if err := decode(w, r, &p); err != nil {
@@ -68,15 +72,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := s.checkLogin(r, p)
 	if err != nil {
-		if s.limiter != nil {
-			s.limiter.Fail(client)
-		}
-		if garrison.CodeOf(err) != garrison.EUnauthorized {
-			s.writeErr(w, r, err)
-			return
-		}
-		s.log.InfoContext(r.Context(), "login failed", "client", client)
-		writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Not Authorized"})
+		s.loginFailed(w, r, client, err)
 		return
 	}
 	if s.limiter != nil {
@@ -90,7 +86,47 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	writeOK(w, apiv1.JWTResponse{Token: tok})
 }
 
-// checkLogin returns the user the credentials identify, ErrUnauthorized, or a server error.
+// startLoginAttempt counts an attempt by client, or answers 429 and reports false when
+// the client has none left.
+func (s *Server) startLoginAttempt(w http.ResponseWriter, client string) bool {
+	if s.limiter == nil {
+		return true
+	}
+	ok, wait := s.limiter.Take(client)
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
+		writeJSON(w, http.StatusTooManyRequests, errorBody{Error: "Too Many Requests",
+			Details: "too many failed login attempts; try again later"})
+	}
+	return ok
+}
+
+// loginFailed answers a login that checkLogin refused. An attempt that was never decided
+// (no free password check, a store failure) is given back to the client.
+func (s *Server) loginFailed(w http.ResponseWriter, r *http.Request, client string, err error) {
+	if garrison.CodeOf(err) == garrison.EUnauthorized {
+		s.log.InfoContext(r.Context(), "login failed", "client", client)
+		writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Not Authorized"})
+		return
+	}
+	if s.limiter != nil {
+		s.limiter.Refund(client)
+	}
+	if r.Context().Err() != nil {
+		return // the client left while its login waited
+	}
+	if errors.Is(err, errLoginBusy) {
+		s.log.WarnContext(r.Context(), "login refused: too many password checks waiting", "client", client)
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: "Service Unavailable",
+			Details: "too many logins in progress; try again shortly"})
+		return
+	}
+	s.writeErr(w, r, err)
+}
+
+// checkLogin returns the user the credentials identify, ErrUnauthorized, or another error
+// when the password could not be checked.
 func (s *Server) checkLogin(r *http.Request, p apiv1.PasswordLoginParams) (garrison.User, error) {
 	if p.Username == "" || p.Password == "" {
 		return garrison.User{}, garrison.ErrUnauthorized
@@ -99,19 +135,16 @@ func (s *Server) checkLogin(r *http.Request, p apiv1.PasswordLoginParams) (garri
 	if err != nil && !errors.Is(err, garrison.ErrNotFound) {
 		return u, err
 	}
-	if !auth.CheckPassword(u.PasswordHash, p.Password) || !u.Enabled {
+	ctx, cancel := context.WithTimeoutCause(r.Context(), loginWait, errLoginBusy)
+	defer cancel()
+	ok, err := s.checker.Check(ctx, u.PasswordHash, p.Password)
+	if err != nil {
+		return garrison.User{}, err
+	}
+	if !ok || !u.Enabled {
 		return garrison.User{}, garrison.ErrUnauthorized
 	}
 	return u, nil
-}
-
-// clientIP is the remote IP of r (proxy headers are not trusted).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // handleMetricsToken mints a metrics-only token (GET /metrics-token).
