@@ -158,6 +158,7 @@ type Instances interface {
 	// DeleteInstance removes the row; nil if missing.
 	DeleteInstance(ctx context.Context, name string) error
 	// AddInstanceEvent records a status message, keeping the newest MaxStatusMessages.
+	// A message longer than garrison.MaxEventMessageBytes is cut (garrison.TruncateMessage).
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
 }
 

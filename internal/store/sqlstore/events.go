@@ -20,11 +20,13 @@ var (
 	instanceEvents = eventTable{table: "instance_events", owner: "instance_id", keep: garrison.MaxStatusMessages}
 )
 
-// add inserts an event for ownerID and drops the owner's events beyond the newest keep.
+// add inserts an event for ownerID, its message cut to garrison.MaxEventMessageBytes, and
+// drops the owner's events beyond the newest keep.
 func (t eventTable) add(ctx context.Context, c conn, ownerID string, ev garrison.Event) error {
 	if ev.CreatedAt.IsZero() {
 		ev.CreatedAt = now()
 	}
+	ev.Message = garrison.TruncateMessage(ev.Message)
 	_, err := c.exec(ctx, `INSERT INTO `+t.table+` (`+t.owner+`, created_at, type, level, message)
 		VALUES (?, ?, ?, ?, ?)`, ownerID, timeArg(ev.CreatedAt), ev.Type, ev.Level, ev.Message)
 	if err != nil {
@@ -50,9 +52,12 @@ func (t eventTable) list(ctx context.Context, c conn, ownerID string, limit int)
 	return collect(rows, scanEvent, func(op string, err error) error { return err })
 }
 
+// scanEvent reads an event; a message stored before messages were capped is cut on the
+// way out.
 func scanEvent(sc interface{ Scan(...any) error }) (garrison.Event, error) {
 	var ev garrison.Event
 	err := sc.Scan(&ev.ID, utc(&ev.CreatedAt), &ev.Type, &ev.Level, &ev.Message)
+	ev.Message = garrison.TruncateMessage(ev.Message)
 	return ev, err
 }
 
