@@ -147,9 +147,15 @@ func (s *Server) checkLogin(r *http.Request, p apiv1.PasswordLoginParams) (garri
 	return u, nil
 }
 
-// handleMetricsToken mints a metrics-only token (GET /metrics-token).
+// handleMetricsToken mints a metrics-only token (GET /metrics-token), revoked by the next
+// password reset of the admin who asked for it.
 func (s *Server) handleMetricsToken(w http.ResponseWriter, r *http.Request) {
-	tok, err := s.tokens.MintMetrics()
+	u, ok := r.Context().Value(userKey).(garrison.User)
+	if !ok {
+		s.writeErr(w, r, errors.New("httpapi: metrics token requested without an authenticated user"))
+		return
+	}
+	tok, err := s.tokens.MintMetrics(u.Generation)
 	if err != nil {
 		s.writeErr(w, r, err)
 		return

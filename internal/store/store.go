@@ -53,6 +53,8 @@ type Users interface {
 	HasAdmin(ctx context.Context) (bool, error)
 	// CreateAdmin stores the first user; ErrConflict if any user exists.
 	CreateAdmin(ctx context.Context, u garrison.User) (garrison.User, error)
+	// Admin returns the user CreateAdmin stored; ErrNotFound before it did.
+	Admin(ctx context.Context) (garrison.User, error)
 	User(ctx context.Context, id string) (garrison.User, error)
 	UserByName(ctx context.Context, username string) (garrison.User, error)
 	UpdateUser(ctx context.Context, id string, fn func(*garrison.User) error) (garrison.User, error)
