@@ -23,7 +23,7 @@ const (
 	DefaultLimiterMaxClients = 10000
 )
 
-// Limiter holds back clients (keyed by remote IP) that fail to log in too often. Each
+// Limiter holds back clients (keyed by their address) that fail to log in too often. Each
 // client has a token bucket of Burst tokens refilled one per Every. Every attempt takes a
 // token when it starts, before the password is checked, so parallel attempts cannot
 // overdraw the bucket; an attempt with no token left is refused; a success forgets the

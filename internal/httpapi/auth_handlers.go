@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -62,7 +63,7 @@ var errLoginBusy = errors.New("httpapi: every password check stayed busy")
 // clients over the limit are held back with 429.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	client := s.clientAddr(r)
-	if !s.startLoginAttempt(w, client) {
+	if !s.startLoginAttempt(w, limitKey(client)) {
 		return
 	}
 	var p apiv1.PasswordLoginParams
@@ -76,7 +77,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.limiter != nil {
-		s.limiter.Succeed(client)
+		s.limiter.Succeed(limitKey(client))
 	}
 	tok, err := s.tokens.MintAdmin(u)
 	if err != nil {
@@ -86,13 +87,23 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	writeOK(w, apiv1.JWTResponse{Token: tok})
 }
 
-// startLoginAttempt counts an attempt by client, or answers 429 and reports false when
-// the client has none left.
-func (s *Server) startLoginAttempt(w http.ResponseWriter, client string) bool {
+// limitKey is the login limiter's key for a client address: the address itself for
+// IPv4, its /64 network for IPv6, where one subscriber commonly holds a whole /64.
+func limitKey(client string) string {
+	a, err := netip.ParseAddr(client)
+	if err != nil || !a.Is6() {
+		return client
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
+}
+
+// startLoginAttempt counts an attempt under the limiter key, or answers 429 and reports
+// false when the key has none left.
+func (s *Server) startLoginAttempt(w http.ResponseWriter, key string) bool {
 	if s.limiter == nil {
 		return true
 	}
-	ok, wait := s.limiter.Take(client)
+	ok, wait := s.limiter.Take(key)
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		writeJSON(w, http.StatusTooManyRequests, errorBody{Error: "Too Many Requests",
@@ -110,7 +121,7 @@ func (s *Server) loginFailed(w http.ResponseWriter, r *http.Request, client stri
 		return
 	}
 	if s.limiter != nil {
-		s.limiter.Refund(client)
+		s.limiter.Refund(limitKey(client))
 	}
 	if r.Context().Err() != nil {
 		return // the client left while its login waited

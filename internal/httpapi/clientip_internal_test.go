@@ -43,3 +43,17 @@ func TestClientAddr(t *testing.T) {
 		})
 	}
 }
+
+func TestLimitKey(t *testing.T) {
+	for client, want := range map[string]string{
+		"203.0.113.7":          "203.0.113.7",
+		"2001:db8:1:2:3:4:5:6": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64", // same /64, same key
+		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
+		"pipe":                 "pipe",
+	} {
+		if got := limitKey(client); got != want {
+			t.Errorf("limitKey(%q) = %q, want %q", client, got, want)
+		}
+	}
+}
