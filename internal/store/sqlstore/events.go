@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -21,12 +22,13 @@ var (
 )
 
 // add inserts an event for ownerID, its message cut to garrison.MaxEventMessageBytes, and
-// drops the owner's events beyond the newest keep.
+// drops the owner's events beyond the newest keep. NUL characters, which PostgreSQL
+// cannot store in text, become U+FFFD on every backend.
 func (t eventTable) add(ctx context.Context, c conn, ownerID string, ev garrison.Event) error {
 	if ev.CreatedAt.IsZero() {
 		ev.CreatedAt = now()
 	}
-	ev.Message = garrison.TruncateMessage(ev.Message)
+	ev.Message = garrison.TruncateMessage(strings.ReplaceAll(ev.Message, "\x00", "\uFFFD"))
 	_, err := c.exec(ctx, `INSERT INTO `+t.table+` (`+t.owner+`, created_at, type, level, message)
 		VALUES (?, ?, ?, ?, ?)`, ownerID, timeArg(ev.CreatedAt), ev.Type, ev.Level, ev.Message)
 	if err != nil {

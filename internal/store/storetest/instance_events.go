@@ -62,6 +62,13 @@ var instanceEventCases = []testCase{
 			checkCutMessage(t, "stored in "+table, stored, long)
 		}
 	}},
+	{"InstanceEvents/NULReplaced", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		must(t, s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Message: "exit\x00code 1"}))
+		wantEqual(t, "message", ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages[0].Message, "exit\uFFFDcode 1")
+	}},
 	{"InstanceEvents/OversizedRowCutOnRead", func(t *testing.T, b Backend, s store.Store) {
 		if b.DB == nil {
 			t.Skip("backend gives no database handle")
