@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/httpapi"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // serveTCP serves the API, with a body-reading webhook receiver mounted, on a real
 // loopback listener through NewHTTPServer and returns its address.
 func serveTCP(t *testing.T, timeouts httpapi.Timeouts) string {
 	t.Helper()
-	h := newHarness(t, openSQLite) // an initialized store, so that login reads its body
-	h.initialize()
+	h := newHarness(t, openSQLite)
+	seedAdmin(h, bcrypt.MinCost) // an initialized store, so that login reads its body
 	api, err := httpapi.New(httpapi.Options{Store: h.store, JWTSecret: []byte(jwtSecret),
 		Webhooks: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if _, err := io.ReadAll(r.Body); err != nil {
