@@ -121,6 +121,7 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Version:                 Version(),
 		Hostname:                hostname,
 		CORSOrigins:             a.cfg.APIServer.CORSOrigins,
+		TrustedProxies:          a.cfg.APIServer.TrustedProxies,
 		EnableWebhookManagement: a.cfg.Default.EnableWebhookManagement,
 		MetricsAuthDisabled:     a.cfg.Metrics.DisableAuth,
 		Registerer:              a.metrics.Registry,
@@ -200,12 +201,7 @@ func (a *app) Serve(ctx context.Context, ln net.Listener) error {
 			a.logger.Error("pool reconciler stopped", "error", err)
 		}
 	})
-	srv := &http.Server{
-		Handler:           a.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn),
-	}
+	srv := httpapi.NewHTTPServer(a.handler, httpapi.DefaultTimeouts, a.logger)
 	if a.cfg.APIServer.UseTLS {
 		cert, err := tls.LoadX509KeyPair(a.cfg.APIServer.TLS.Certificate, a.cfg.APIServer.TLS.Key)
 		if err != nil {

@@ -23,10 +23,11 @@ const (
 	DefaultLimiterMaxClients = 10000
 )
 
-// Limiter holds back clients (keyed by remote IP) that fail to log in too often. Each
-// client has a token bucket of Burst tokens refilled one per Every; a failed attempt takes
-// a token, an attempt with no token left is refused, a success forgets the client.
-// Memory is bounded by MaxClients (least recently seen evicted first). Safe for
+// Limiter holds back clients (keyed by their address) that fail to log in too often. Each
+// client has a token bucket of Burst tokens refilled one per Every. Every attempt takes a
+// token when it starts, before the password is checked, so parallel attempts cannot
+// overdraw the bucket; an attempt with no token left is refused; a success forgets the
+// client. Memory is bounded by MaxClients (least recently seen evicted first). Safe for
 // concurrent use.
 type Limiter struct {
 	cfg LimiterConfig
@@ -57,27 +58,31 @@ func NewLimiter(cfg LimiterConfig, now Clock) *Limiter {
 	return &Limiter{cfg: cfg, now: now, clients: make(map[string]*list.Element), lru: list.New()}
 }
 
-// Allow reports whether key may attempt now, and if not, how long until it may.
-func (l *Limiter) Allow(key string) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.refillLocked(key)
-	if b == nil || b.tokens >= 1 {
-		return true, 0
-	}
-	wait := time.Duration((1 - b.tokens) * float64(l.cfg.Every))
-	return false, max(wait, time.Second)
-}
-
-// Fail records a failed attempt by key.
-func (l *Limiter) Fail(key string) {
+// Take starts an attempt by key: it takes one of key's tokens and reports true, or, when
+// none is left, reports false and how long until one is.
+func (l *Limiter) Take(key string) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.refillLocked(key)
 	if b == nil {
 		b = l.insertLocked(key)
 	}
-	b.tokens = max(b.tokens-1, 0)
+	if b.tokens < 1 {
+		wait := time.Duration((1 - b.tokens) * float64(l.cfg.Every))
+		return false, max(wait, time.Second)
+	}
+	b.tokens--
+	return true, 0
+}
+
+// Refund gives back the token of an attempt by key that was never decided (the password
+// was not checked).
+func (l *Limiter) Refund(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b := l.refillLocked(key); b != nil {
+		b.tokens = min(b.tokens+1, float64(l.cfg.Burst))
+	}
 }
 
 // Succeed forgets key's failures.

@@ -29,7 +29,7 @@ var (
 )
 
 // AdminClaims are the claims of admin API tokens and of metrics tokens (which have an
-// empty User and ReadMetrics set).
+// empty User, ReadMetrics set, and the admin's Generation when they were issued).
 type AdminClaims struct {
 	User        string `json:"user"`
 	TokenID     string `json:"token_id"`
@@ -69,9 +69,11 @@ func (t *Tokens) MintAdmin(u garrison.User) (string, error) {
 	})
 }
 
-// MintMetrics returns a token that may only read /metrics.
-func (t *Tokens) MintMetrics() (string, error) {
-	return t.mintAdminClaims(AdminClaims{ReadMetrics: true})
+// MintMetrics returns a token that may only read /metrics, issued by an admin whose
+// token generation is generation: a password reset (which bumps it) revokes the token, as
+// it revokes the admin's own tokens. See CheckMetrics.
+func (t *Tokens) MintMetrics(generation uint) (string, error) {
+	return t.mintAdminClaims(AdminClaims{ReadMetrics: true, Generation: generation})
 }
 
 func (t *Tokens) mintAdminClaims(c AdminClaims) (string, error) {
@@ -104,6 +106,22 @@ func CheckUser(c *AdminClaims, u garrison.User) error {
 	case !u.Enabled:
 		return ErrUserDisabled
 	case c.Generation != u.Generation:
+		return ErrStaleGeneration
+	}
+	return nil
+}
+
+// CheckMetrics applies the acceptance rules of a metrics token that need the stored
+// admin: the token is a metrics token (ReadMetrics, no user), the admin is enabled, and
+// the token's generation is the admin's current one. GARM's metrics tokens carry
+// generation 0: they hold while the admin's generation is 0.
+func CheckMetrics(c *AdminClaims, admin garrison.User) error {
+	switch {
+	case !c.ReadMetrics || c.User != "":
+		return ErrTokenClaims
+	case !admin.Enabled:
+		return ErrUserDisabled
+	case c.Generation != admin.Generation:
 		return ErrStaleGeneration
 	}
 	return nil

@@ -82,12 +82,13 @@ func TestMintAdminClaims(t *testing.T) {
 
 func TestMintMetricsClaims(t *testing.T) {
 	tk, _ := newTokens(t, 48*time.Hour)
-	tok, err := tk.MintMetrics()
+	tok, err := tk.MintMetrics(4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := payload(t, tok)
-	if m["user"] != "" || m["is_admin"] != false || m["read_metrics"] != true || m["iss"] != "garm" {
+	if m["user"] != "" || m["is_admin"] != false || m["read_metrics"] != true || m["iss"] != "garm" ||
+		m["generation"] != float64(4) {
 		t.Errorf("claims = %v", m)
 	}
 	if m["exp"] != float64(epoch.Add(48*time.Hour).Unix()) {
@@ -169,6 +170,35 @@ func TestCheckUser(t *testing.T) {
 				uu = tt.u(u)
 			}
 			if err := CheckUser(&tt.c, uu); !errors.Is(err, tt.want) {
+				t.Errorf("err = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckMetrics(t *testing.T) {
+	admin := garrison.User{ID: "u1", Enabled: true, IsAdmin: true, Generation: 2}
+	metrics := AdminClaims{ReadMetrics: true, Generation: 2}
+	tests := []struct {
+		name string
+		edit func(*AdminClaims, *garrison.User)
+		want error
+	}{
+		{"ok", nil, nil},
+		{"password reset since", func(_ *AdminClaims, u *garrison.User) { u.Generation++ }, ErrStaleGeneration},
+		{"from GARM, admin never reset", func(c *AdminClaims, u *garrison.User) { c.Generation, u.Generation = 0, 0 }, nil},
+		{"from GARM, admin reset", func(c *AdminClaims, _ *garrison.User) { c.Generation = 0 }, ErrStaleGeneration},
+		{"admin disabled", func(_ *AdminClaims, u *garrison.User) { u.Enabled = false }, ErrUserDisabled},
+		{"admin token", func(c *AdminClaims, _ *garrison.User) { c.ReadMetrics, c.User = false, "u1" }, ErrTokenClaims},
+		{"metrics flag on a user token", func(c *AdminClaims, _ *garrison.User) { c.User = "u1" }, ErrTokenClaims},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, u := metrics, admin
+			if tt.edit != nil {
+				tt.edit(&c, &u)
+			}
+			if err := CheckMetrics(&c, u); !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
 			}
 		})

@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"time"
 )
@@ -96,6 +97,9 @@ type APIServer struct {
 	TLS TLS
 	// CORSOrigins is cors_origins (or its alias cors_allowed_origins).
 	CORSOrigins []string
+	// TrustedProxies is trusted_proxies: the reverse proxies whose X-Forwarded-For header
+	// names the client (login rate limit, logs). Empty: the header is never believed.
+	TrustedProxies []netip.Prefix
 }
 
 // Addr returns the listen address "bind:port" (IPv6 bracketed).

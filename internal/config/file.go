@@ -81,6 +81,8 @@ type fileAPIServer struct {
 	CORSOrigins []string `toml:"cors_origins"`
 	// cors_allowed_origins: garrison alias of cors_origins.
 	CORSAllowedOrigins []string `toml:"cors_allowed_origins"`
+	// trusted_proxies: CIDRs of reverse proxies whose X-Forwarded-For is believed.
+	TrustedProxies []string `toml:"trusted_proxies"`
 }
 
 // fileTLS is [apiserver.tls].

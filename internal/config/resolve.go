@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"time"
@@ -138,6 +139,29 @@ func resolveAPIServer(a *fileAPIServer, errs *problems) APIServer {
 	}
 	out.TLS = resolveTLS(&a.TLS, a.UseTLS, errs)
 	out.CORSOrigins = resolveCORS(a, errs)
+	out.TrustedProxies = resolveTrustedProxies(a.TrustedProxies, errs)
+	return out
+}
+
+// resolveTrustedProxies parses trusted_proxies: CIDRs (host bits are ignored), or bare
+// IP addresses meaning just that host.
+func resolveTrustedProxies(raw []string, errs *problems) []netip.Prefix {
+	var out []netip.Prefix
+	for i, s := range raw {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil || a.Zone() != "" {
+				errs.field("apiserver.trusted_proxies", `item %d: %q is not a CIDR such as "10.0.0.0/8" or "fd00::/8", nor an IP address`, i, s)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96) // clients are matched unmapped
+		}
+		out = append(out, p.Masked())
+	}
 	return out
 }
 

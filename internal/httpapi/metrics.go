@@ -2,10 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -106,26 +109,49 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 		writeNotFound(w)
 		return
 	}
-	if !s.opts.MetricsAuthDisabled && !s.canReadMetrics(r) {
-		writeAuthFailed(w)
-		return
+	if !s.opts.MetricsAuthDisabled {
+		ok, err := s.canReadMetrics(r)
+		if err != nil {
+			s.writeErr(w, r, err)
+			return
+		}
+		if !ok {
+			writeAuthFailed(w)
+			return
+		}
 	}
 	s.opts.Metrics.ServeHTTP(w, r)
 }
 
-// canReadMetrics accepts a valid metrics token, or a token an admin could use.
-func (s *Server) canReadMetrics(r *http.Request) bool {
+// canReadMetrics accepts a metrics token that no password reset has revoked since it was
+// issued, or a token an admin could use. An error is the server's own failure.
+func (s *Server) canReadMetrics(r *http.Request) (bool, error) {
 	tok, err := bearerToken(r)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	claims, err := s.tokens.VerifyAdmin(tok)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	if claims.ReadMetrics && claims.User == "" {
-		return true
+		admin, err := s.store.Admin(r.Context())
+		if errors.Is(err, garrison.ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if err := auth.CheckMetrics(claims, admin); err != nil {
+			s.log.DebugContext(r.Context(), "metrics token refused", "err", err)
+			return false, nil
+		}
+		return true, nil
 	}
 	u, err := s.authenticate(r)
-	return err == nil && u.IsAdmin
+	var internal *internalError
+	if errors.As(err, &internal) {
+		return false, internal.err
+	}
+	return err == nil && u.IsAdmin, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -109,10 +110,16 @@ type Options struct {
 	// Registerer receives the HTTP request metrics (nil: none).
 	Registerer prometheus.Registerer
 
-	// LoginLimit configures the per-IP limiter of failed logins (zero: defaults).
+	// LoginLimit configures the per-client limiter of login attempts (zero: defaults).
 	LoginLimit auth.LimiterConfig
 	// DisableLoginLimit turns the login limiter off.
 	DisableLoginLimit bool
+	// MaxPasswordChecks bounds how many login passwords are checked at once, whatever
+	// the client (0: auth.DefaultPasswordChecks).
+	MaxPasswordChecks int
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For header names the
+	// client. The header is ignored unless the request comes from one of them.
+	TrustedProxies []netip.Prefix
 
 	// Seams for other parts of garrison; each may be nil.
 	Webhooks     http.Handler            // /webhooks, /webhooks/, /webhooks/{controllerID}

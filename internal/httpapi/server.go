@@ -21,7 +21,8 @@ type Server struct {
 	log     *slog.Logger
 	tokens  *auth.Tokens
 	limiter *auth.Limiter // nil when disabled
-	metrics *httpMetrics  // nil when no Registerer
+	checker *auth.PasswordChecker
+	metrics *httpMetrics // nil when no Registerer
 	now     func() time.Time
 
 	initialized atomic.Bool // an admin exists; once true it stays true
@@ -52,6 +53,7 @@ func New(opts Options) (*Server, error) {
 	if !opts.DisableLoginLimit {
 		s.limiter = auth.NewLimiter(opts.LoginLimit, s.now)
 	}
+	s.checker = auth.NewPasswordChecker(opts.MaxPasswordChecks)
 	s.providers = make(map[string]Provider, len(opts.Providers))
 	for _, p := range opts.Providers {
 		s.providers[p.Name()] = p

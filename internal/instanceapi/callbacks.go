@@ -112,24 +112,29 @@ func (h *Handler) handleStatus(w http.ResponseWriter, r *http.Request) {
 	writeText(w, "application/json", nil)
 }
 
-// recordMessage stores msg as a status message of the instance; empty messages are
-// skipped. Failures are logged: the status update matters more than its message.
+// recordMessage stores msg as a status message of the instance, cut to
+// garrison.MaxEventMessageBytes; empty messages are skipped. Failures are logged: the
+// status update matters more than its message.
 func (h *Handler) recordMessage(ctx context.Context, name string, level garrison.EventLevel, msg string) {
 	if msg == "" {
 		return
 	}
-	ev := garrison.Event{CreatedAt: h.now(), Type: garrison.EventStatus, Level: level, Message: msg}
+	ev := garrison.Event{CreatedAt: h.now(), Type: garrison.EventStatus, Level: level,
+		Message: garrison.TruncateMessage(msg)}
 	if err := h.store.AddInstanceEvent(ctx, name, ev); err != nil {
 		h.log.WarnContext(ctx, "recording instance status message", "instance", name, "err", err)
 	}
 }
 
-// recordRejected records the message of a refused status update at level error.
+// recordRejected records the message of a refused status update at level error. A long
+// message is cut so that the reason still fits.
 func (h *Handler) recordRejected(ctx context.Context, name, msg string, reason error) {
 	if msg == "" {
 		return
 	}
-	h.recordMessage(ctx, name, garrison.LevelError, msg+" (rejected: "+garrison.MessageOf(reason)+")")
+	suffix := " (rejected: " + garrison.MessageOf(reason) + ")"
+	msg = garrison.Truncate(msg, garrison.MaxEventMessageBytes-len(suffix))
+	h.recordMessage(ctx, name, garrison.LevelError, msg+suffix)
 }
 
 // handleSystemInfo serves POST system-info (§8.2).

@@ -1,8 +1,11 @@
 package instanceapi
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -110,5 +113,52 @@ func TestSystemInfo(t *testing.T) {
 	e.do("POST", p, tok, `{"os_name":`).want(t, 400, "application/json", `{"error":"Bad Request","details":"invalid request"}`)
 	if i := e.instance("garm-a"); i.OSName != "Ubuntu" || i.OSVersion != "24.04" || i.AgentID != 5 {
 		t.Fatalf("instance %+v", i)
+	}
+}
+
+// TestStatusMessageLimits: a runner's messages are cut to MaxEventMessageBytes (at a
+// UTF-8 boundary, with a marker), a refused update keeps its reason, and only the newest
+// MaxStatusMessages are kept.
+func TestStatusMessageLimits(t *testing.T) {
+	e := newEnv(t, envConfig{})
+	_, tok := e.addInstance("garm-a", nil)
+	huge := strings.Repeat("é", 450_000) // 900 kB, under the body cap
+	body := func(status, msg string) string {
+		raw, err := json.Marshal(map[string]string{"status": status, "message": msg})
+		must(t, err)
+		return string(raw)
+	}
+	last := func() garrison.Event {
+		msgs := e.instance("garm-a").StatusMessages
+		return msgs[len(msgs)-1]
+	}
+	checkCut := func(what, msg, suffix string) {
+		t.Helper()
+		if len(msg) > garrison.MaxEventMessageBytes || !utf8.ValidString(msg) || !strings.HasSuffix(msg, suffix) {
+			t.Fatalf("%s: %d bytes, ends %q; want at most %d bytes of UTF-8 ending %q", what, len(msg),
+				msg[max(len(msg)-80, 0):], garrison.MaxEventMessageBytes, suffix)
+		}
+		kept := strings.TrimSuffix(strings.TrimSuffix(msg, suffix), garrison.TruncatedMarker)
+		if !strings.HasPrefix(huge, kept) || len(kept) < garrison.MaxEventMessageBytes/2 {
+			t.Fatalf("%s: kept %d bytes that do not start the message", what, len(kept))
+		}
+	}
+
+	e.do("POST", statusPath, tok, body("installing", huge)).want(t, 200, "application/json", "")
+	checkCut("accepted", last().Message, garrison.TruncatedMarker)
+
+	e.do("POST", statusPath, tok, body("pending", huge)).want(t, 400, "application/json", "*")
+	rejected := last()
+	checkCut("rejected", rejected.Message, garrison.TruncatedMarker+" (rejected: invalid runner status transition from installing to pending)")
+	if rejected.Level != garrison.LevelError {
+		t.Fatalf("rejected message level %s", rejected.Level)
+	}
+
+	for k := range garrison.MaxStatusMessages + 5 {
+		e.do("POST", statusPath, tok, body("", fmt.Sprint("step ", k))).want(t, 200, "application/json", "")
+	}
+	msgs := e.instance("garm-a").StatusMessages
+	if len(msgs) != garrison.MaxStatusMessages || msgs[0].Message != "step 5" {
+		t.Fatalf("kept %d messages starting %q, want %d starting \"step 5\"", len(msgs), msgs[0].Message, garrison.MaxStatusMessages)
 	}
 }

@@ -53,6 +53,8 @@ type Users interface {
 	HasAdmin(ctx context.Context) (bool, error)
 	// CreateAdmin stores the first user; ErrConflict if any user exists.
 	CreateAdmin(ctx context.Context, u garrison.User) (garrison.User, error)
+	// Admin returns the user CreateAdmin stored; ErrNotFound before it did.
+	Admin(ctx context.Context) (garrison.User, error)
 	User(ctx context.Context, id string) (garrison.User, error)
 	UserByName(ctx context.Context, username string) (garrison.User, error)
 	UpdateUser(ctx context.Context, id string, fn func(*garrison.User) error) (garrison.User, error)
@@ -162,6 +164,7 @@ type Instances interface {
 	// DeleteInstance removes the row; nil if missing.
 	DeleteInstance(ctx context.Context, name string) error
 	// AddInstanceEvent records a status message, keeping the newest MaxStatusMessages.
+	// A message longer than garrison.MaxEventMessageBytes is cut (garrison.TruncateMessage).
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
 }
 

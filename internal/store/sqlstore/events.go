@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -20,11 +21,14 @@ var (
 	instanceEvents = eventTable{table: "instance_events", owner: "instance_id", keep: garrison.MaxStatusMessages}
 )
 
-// add inserts an event for ownerID and drops the owner's events beyond the newest keep.
+// add inserts an event for ownerID, its message cut to garrison.MaxEventMessageBytes, and
+// drops the owner's events beyond the newest keep. NUL characters, which PostgreSQL
+// cannot store in text, become U+FFFD on every backend.
 func (t eventTable) add(ctx context.Context, c conn, ownerID string, ev garrison.Event) error {
 	if ev.CreatedAt.IsZero() {
 		ev.CreatedAt = now()
 	}
+	ev.Message = garrison.TruncateMessage(strings.ReplaceAll(ev.Message, "\x00", "\uFFFD"))
 	_, err := c.exec(ctx, `INSERT INTO `+t.table+` (`+t.owner+`, created_at, type, level, message)
 		VALUES (?, ?, ?, ?, ?)`, ownerID, timeArg(ev.CreatedAt), ev.Type, ev.Level, ev.Message)
 	if err != nil {
@@ -50,9 +54,12 @@ func (t eventTable) list(ctx context.Context, c conn, ownerID string, limit int)
 	return collect(rows, scanEvent, func(op string, err error) error { return err })
 }
 
+// scanEvent reads an event; a message stored before messages were capped is cut on the
+// way out.
 func scanEvent(sc interface{ Scan(...any) error }) (garrison.Event, error) {
 	var ev garrison.Event
 	err := sc.Scan(&ev.ID, utc(&ev.CreatedAt), &ev.Type, &ev.Level, &ev.Message)
+	ev.Message = garrison.TruncateMessage(ev.Message)
 	return ev, err
 }
 

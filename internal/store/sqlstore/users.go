@@ -61,6 +61,15 @@ func (s *Store) CreateAdmin(ctx context.Context, u garrison.User) (garrison.User
 	return u, nil
 }
 
+// Admin returns the first user, the one CreateAdmin stored.
+func (s *Store) Admin(ctx context.Context) (garrison.User, error) {
+	u, err := scanUser(s.reader().row(ctx, `SELECT `+userCols+` FROM users ORDER BY created_at, id LIMIT 1`))
+	if err != nil {
+		return u, s.noRows(err, "read admin", "no admin user")
+	}
+	return u, nil
+}
+
 // User returns the user with the given ID.
 func (s *Store) User(ctx context.Context, id string) (garrison.User, error) {
 	u, err := scanUser(s.reader().row(ctx, `SELECT `+userCols+` FROM users WHERE id = ?`, id))

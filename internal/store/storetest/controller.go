@@ -97,6 +97,15 @@ var userCases = []testCase{
 		wantEqual(t, "created at", got.CreatedAt, u.CreatedAt)
 		wantEqual(t, "by name", ok(s.UserByName(ctx, "aDMIN")).get(t).ID, u.ID)
 	}},
+	{"Users/Admin", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		_, err := s.Admin(ctx)
+		wantErr(t, err, garrison.ErrNotFound)
+		u := ok(s.CreateAdmin(ctx, garrison.User{Username: "root", Enabled: true, IsAdmin: true})).get(t)
+		wantEqual(t, "admin", ok(s.Admin(ctx)).get(t).ID, u.ID)
+		ok(s.UpdateUser(ctx, u.ID, func(u *garrison.User) error { u.Generation++; return nil })).get(t)
+		wantEqual(t, "generation after a reset", ok(s.Admin(ctx)).get(t).Generation, uint(1))
+	}},
 	{"Users/ConcurrentCreateAdmin", func(t *testing.T, _ Backend, s store.Store) {
 		ctx := t.Context()
 		var (

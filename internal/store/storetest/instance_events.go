@@ -1,0 +1,113 @@
+package storetest
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
+)
+
+// instanceEventCases check the bounds on status messages in the database itself, not only
+// in what reads return.
+var instanceEventCases = []testCase{
+	{"InstanceEvents/CountCappedInDatabase", func(t *testing.T, b Backend, s store.Store) {
+		if b.DB == nil {
+			t.Skip("backend gives no database handle")
+		}
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		ok(s.CreateInstance(ctx, newInstance("runner-2", f.pool.ID))).get(t)
+		for k := range 3 {
+			must(t, s.AddInstanceEvent(ctx, "runner-2", garrison.Event{Message: fmt.Sprint("other ", k)}))
+		}
+		const workers, each = 6, 10 // concurrent writers, as callbacks and the reconciler are
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for k := range each {
+					if err := s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Message: fmt.Sprint(w, "-", k)}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		db := b.DB(t, s)
+		wantEqual(t, "rows of runner-1", countEvents(t, db, "runner-1"), garrison.MaxStatusMessages)
+		wantEqual(t, "rows of runner-2", countEvents(t, db, "runner-2"), 3)
+		wantEqual(t, "read", len(ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages), garrison.MaxStatusMessages)
+	}},
+	{"InstanceEvents/LongMessageCut", func(t *testing.T, b Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		long := strings.Repeat("x", 1001) + strings.Repeat("€", 1<<18) // 3 bytes each: cuts land inside
+		must(t, s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Type: garrison.EventStatus, Message: long}))
+		must(t, s.AddEntityEvent(ctx, f.entity.ID, garrison.Event{Type: garrison.EventStatus, Message: long}))
+		checkCutMessage(t, "instance event", ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages[0].Message, long)
+		checkCutMessage(t, "entity event", ok(s.EntityEvents(ctx, f.entity.ID, 1)).get(t)[0].Message, long)
+		if b.DB == nil {
+			return
+		}
+		for _, table := range []string{"instance_events", "entity_events"} {
+			var stored string
+			must(t, b.DB(t, s).QueryRowContext(ctx, `SELECT message FROM `+table).Scan(&stored))
+			checkCutMessage(t, "stored in "+table, stored, long)
+		}
+	}},
+	{"InstanceEvents/NULReplaced", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		must(t, s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Message: "exit\x00code 1"}))
+		wantEqual(t, "message", ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages[0].Message, "exit\uFFFDcode 1")
+	}},
+	{"InstanceEvents/OversizedRowCutOnRead", func(t *testing.T, b Backend, s store.Store) {
+		if b.DB == nil {
+			t.Skip("backend gives no database handle")
+		}
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		msg := strings.Repeat("ab", 1000)
+		must(t, s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Message: msg}))
+		// A row written before messages were capped: grow it behind the store's back.
+		for range 4 {
+			msg += msg
+			_, err := b.DB(t, s).ExecContext(ctx, `UPDATE instance_events SET message = message || message`)
+			must(t, err)
+		}
+		checkCutMessage(t, "read", ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages[0].Message, msg)
+	}},
+}
+
+// countEvents counts the status message rows of the named instance.
+func countEvents(t *testing.T, db *sql.DB, instance string) int {
+	t.Helper()
+	var n int
+	must(t, db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM instance_events e
+		JOIN instances i ON i.id = e.instance_id WHERE i.name = '`+instance+`'`).Scan(&n))
+	return n
+}
+
+// checkCutMessage checks that got is original cut to MaxEventMessageBytes at a character
+// boundary, with the marker.
+func checkCutMessage(t *testing.T, what, got, original string) {
+	t.Helper()
+	kept, cut := strings.CutSuffix(got, garrison.TruncatedMarker)
+	switch {
+	case len(got) > garrison.MaxEventMessageBytes:
+		t.Fatalf("%s: %d bytes, want at most %d", what, len(got), garrison.MaxEventMessageBytes)
+	case !cut || !utf8.ValidString(got):
+		t.Fatalf("%s: not valid UTF-8 ending %q", what, garrison.TruncatedMarker)
+	case !strings.HasPrefix(original, kept) || len(got) < garrison.MaxEventMessageBytes-utf8.UTFMax:
+		t.Fatalf("%s: kept %d bytes that are not the longest fitting start of the message", what, len(kept))
+	}
+}
