@@ -150,3 +150,13 @@ func NormalizeTags(tags []string) []string {
 	}
 	return out
 }
+
+// RunnerGroupFor is the runner group the pool's runners join when the pool belongs to an
+// entity of type t. Repositories have no runner groups: a repository pool's setting is
+// ignored (as GARM does) and its runners join the default group, "".
+func (p Pool) RunnerGroupFor(t EntityType) string {
+	if t == Repository {
+		return ""
+	}
+	return p.RunnerGroup
+}

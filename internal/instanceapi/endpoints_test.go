@@ -178,6 +178,20 @@ echo {{ .RunnerName }} {{ .CallbackToken }} {{ .FileName }} {{ index .ExtraConte
 	}
 }
 
+// TestInstallScriptRunnerGroup checks that a repository pool's runner group does not reach
+// the install script (repositories have no runner groups; GitHub refuses the flag), while
+// an organization pool's does.
+func TestInstallScriptRunnerGroup(t *testing.T) {
+	tmpl := base64.StdEncoding.EncodeToString([]byte(`group=[{{ .GitHubRunnerGroup }}]`))
+	for typ, want := range map[garrison.EntityType]string{garrison.Repository: "group=[]", garrison.Organization: "group=[team]"} {
+		t.Run(string(typ), func(t *testing.T) {
+			e := newEnv(t, envConfig{entityType: typ, group: "team", extraSpecs: `{"runner_install_template":"` + tmpl + `"}`})
+			_, tok := e.addInstance("garm-a", nil)
+			e.do("GET", MetadataPrefix+"/install-script", tok, "").want(t, 200, "text/plain", want)
+		})
+	}
+}
+
 func TestInstallScriptNoTemplate(t *testing.T) {
 	e := newEnv(t, envConfig{})
 	e.addInstance("garm-a", func(i *garrison.Instance) { i.OSType = "darwin" })

@@ -91,6 +91,7 @@ type envConfig struct {
 	extraSpecs string
 	caBundle   []byte
 	osType     string
+	group      string // the pool's runner group
 }
 
 func newEnv(t *testing.T, cfg envConfig) *env {
@@ -152,7 +153,8 @@ func (e *env) seed(ctx context.Context, cfg envConfig) {
 	e.entity, err = e.st.CreateEntity(ctx, ent)
 	must(t, err)
 	pool := garrison.Pool{EntityID: e.entity.ID, ProviderName: "sim", MaxRunners: 5, Image: "img", Flavor: "small",
-		OSType: cfg.osType, OSArch: garrison.ArchAMD64, Tags: garrison.TagsFromNames([]string{"linux", "x64"}), Enabled: true}
+		OSType: cfg.osType, OSArch: garrison.ArchAMD64, Tags: garrison.TagsFromNames([]string{"linux", "x64"}), Enabled: true,
+		RunnerGroup: cfg.group}
 	if cfg.extraSpecs != "" {
 		pool.ExtraSpecs = []byte(cfg.extraSpecs)
 	}

@@ -86,7 +86,7 @@ func (h *Handler) installContext(ctx context.Context, ai *authInfo, specs bootst
 		RunnerName:        ai.inst.Name,
 		RunnerLabels:      strings.Join(md.RunnerLabels, ","),
 		CABundle:          string(ep.CACertBundle),
-		GitHubRunnerGroup: ai.pool.RunnerGroup,
+		GitHubRunnerGroup: ai.pool.RunnerGroupFor(ai.entity.Type),
 		EnableBootDebug:   specs.EnableBootDebug,
 		ExtraContext:      specs.ExtraContext,
 		UseJITConfig:      md.JITEnabled,

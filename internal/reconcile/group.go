@@ -1,17 +1,13 @@
 package reconcile
 
-import (
-	"log/slog"
-
-	"github.com/garrison-ci/garrison"
-)
+import "log/slog"
 
 // runnerGroup is the runner group the pool's runners join. Repositories have no runner
 // groups, so a repository pool's setting is ignored, as GARM does, and the runners join
 // the default group; this is logged once per pool and setting.
 func (r *Reconciler) runnerGroup(env *poolEnv) string {
 	g := env.pool.RunnerGroup
-	if g == "" || env.entity.Type != garrison.Repository {
+	if eff := env.pool.RunnerGroupFor(env.entity.Type); eff == g {
 		return g
 	}
 	r.mu.Lock()
