@@ -96,9 +96,9 @@ type querier interface {
 
 // conn runs queries written with ? placeholders in the store's dialect.
 type conn struct {
-	q  querier
-	d  *Dialect
-	db *sql.DB    // the handle q belongs to
+	q   querier
+	d   *Dialect
+	db  *sql.DB      // the handle q belongs to
 	tx  *sql.Tx      // q when in a transaction
 	st  *stmtCache   // nil: run every query unprepared
 	log *slog.Logger // statement log; nil: none
