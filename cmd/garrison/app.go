@@ -39,7 +39,7 @@ type app struct {
 
 // newApp opens the store and wires every part of the server together.
 func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, error) {
-	st, err := openStore(ctx, cfg.Database)
+	st, err := openServerStore(ctx, cfg.Database, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,6 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
 		Instances:               instances,
-		Debug:                   pprofHandler(),
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
 		JobReason:               a.pools.JobReason,
@@ -138,6 +137,9 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	}
 	if a.cfg.Metrics.Enable {
 		opts.Metrics = a.metrics.Handler()
+	}
+	if a.cfg.Default.DebugServer {
+		opts.Debug = pprofHandler()
 	}
 	return opts
 }

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -108,13 +112,20 @@ func splitListen(s string) (string, int, error) {
 	return host, port, nil
 }
 
-// serve runs the server until ctx is cancelled.
+// serve runs the server until ctx is cancelled. It holds the data directory's lock
+// throughout, and rotates the log file on SIGHUP.
 func serve(ctx context.Context, cfg serverConfig, stderr io.Writer) error {
-	logger, closer, err := newLogger(cfg.Logging, stderr)
+	locks, err := lockServer(cfg.dataDir, cfg.Database)
 	if err != nil {
 		return err
 	}
-	defer closer.Close()
+	defer locks.Unlock()
+	logger, logFile, err := newLogger(cfg.Logging, stderr)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	defer rotateOnHangup(logger, logFile)()
 	for _, w := range cfg.Warnings {
 		logger.Warn("config", "warning", w)
 	}
@@ -131,9 +142,81 @@ func serve(ctx context.Context, cfg serverConfig, stderr io.Writer) error {
 		return fmt.Errorf("listening: %w", err)
 	}
 	logger.Info("garrison server listening", "addr", ln.Addr().String(), "data_dir", cfg.dataDir, "version", Version())
+	a.hintFirstRun(ctx, listenURL(ln.Addr(), cfg.APIServer.UseTLS))
+	defer context.AfterFunc(ctx, func() {
+		logger.Info("garrison server shutting down", "reason", context.Cause(ctx).Error())
+	})()
 	err = a.Serve(ctx, ln)
 	if errors.Is(err, context.Canceled) {
-		return nil
+		err = nil
 	}
-	return err
+	if err != nil {
+		logger.Error("garrison server stopped", "error", err)
+		return err
+	}
+	logger.Info("garrison server stopped")
+	return nil
+}
+
+// rotateOnHangup rotates the log file on each SIGHUP (systemctl reload, logrotate) until
+// the returned function is called; without a log file SIGHUP is only logged. Either way
+// SIGHUP no longer ends the process.
+func rotateOnHangup(logger *slog.Logger, file *logFile) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-hup:
+				if err := file.Rotate(); err != nil {
+					logger.Error("SIGHUP: rotating the log file failed", "error", err)
+					continue
+				}
+				logger.Info("SIGHUP: log file reopened")
+			case <-done:
+				return
+			}
+		}
+	})
+	return func() {
+		signal.Stop(hup)
+		close(done)
+		wg.Wait()
+	}
+}
+
+// listenURL is the URL a client on this host reaches the server at: an unspecified
+// listen address (0.0.0.0, ::) becomes the loopback address.
+func listenURL(addr net.Addr, useTLS bool) string {
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return scheme + "://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// hintFirstRun tells, while the controller has no admin user, how to create one.
+func (a *app) hintFirstRun(ctx context.Context, url string) {
+	has, err := a.store.HasAdmin(ctx)
+	if err != nil {
+		a.logger.Warn("could not check for an admin user", "error", err)
+		return
+	}
+	if has {
+		return
+	}
+	a.logger.Info("no admin user yet: create one with `garrison init --name local --url " + url +
+		" --username admin --email admin@example.com` (it asks for a password; use the URL your runners and forges reach this server at)")
 }
