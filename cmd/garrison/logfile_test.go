@@ -60,7 +60,7 @@ func TestLogFileRotatesBySize(t *testing.T) {
 	}
 	got := dirFiles(t, dir)
 	want := map[string]string{
-		"garrison.log": "iiii\n",
+		"garrison.log":                         "iiii\n",
 		"garrison-2026-11-24T10-04-13.000.log": "gggg\nhhhh\n",
 		"garrison-2026-11-24T10-04-11.000.log": "eeee\nffff\n",
 		"garrison-2026-11-24T10-04-09.000.log": "cccc\ndddd\n",
