@@ -68,19 +68,24 @@ func (a *app) wire(ctx context.Context) error {
 	if a.pools, err = a.newReconciler(tokens); err != nil {
 		return err
 	}
-	a.sweeper, err = sweep.New(sweep.Options{
+	a.sweeper, err = sweep.New(a.sweepOptions())
+	if err != nil {
+		return err
+	}
+	a.handler, err = a.newHandler(tokens)
+	return err
+}
+
+// sweepOptions are the missed-webhook sweep's options, paced by [reconcile].
+func (a *app) sweepOptions() sweep.Options {
+	return sweep.Options{
 		Store:      a.store,
 		Forges:     a.forges.sweepForge,
 		Notify:     a.notifyPools,
 		Logger:     a.logger,
 		Interval:   a.cfg.Reconcile.SweepInterval,
 		StartDelay: a.cfg.Reconcile.SweepStartDelay,
-	})
-	if err != nil {
-		return err
 	}
-	a.handler, err = a.newHandler(tokens)
-	return err
 }
 
 // newHandler builds the HTTP side: the REST API, webhook intake and the instance API.
