@@ -35,7 +35,12 @@ func newServerCmd() *cobra.Command {
 
 With no flags it listens on 127.0.0.1:9997, keeps its data in $XDG_DATA_HOME/garrison
 (or ~/.local/share/garrison) in an SQLite database, and on first start generates a database
-passphrase and a JWT secret into a 0600 file there.`,
+passphrase and a JWT secret into a 0600 file there.
+
+One server uses a data directory at a time: it locks <data dir>/garrison.lock, and a
+second server on the same directory refuses to start. SIGHUP (systemctl reload) rotates
+the log file ([logging] log_file) and the server keeps running; SIGINT or SIGTERM stop it
+gracefully.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadServerConfig(f)
@@ -143,10 +148,9 @@ func serve(ctx context.Context, cfg serverConfig, stderr io.Writer) error {
 	}
 	logger.Info("garrison server listening", "addr", ln.Addr().String(), "data_dir", cfg.dataDir, "version", Version())
 	a.hintFirstRun(ctx, listenURL(ln.Addr(), cfg.APIServer.UseTLS))
-	defer context.AfterFunc(ctx, func() {
-		logger.Info("garrison server shutting down", "reason", context.Cause(ctx).Error())
-	})()
-	err = a.Serve(ctx, ln)
+	serveCtx, stop := logShutdown(ctx, logger)
+	defer stop()
+	err = a.Serve(serveCtx, ln)
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
@@ -156,6 +160,20 @@ func serve(ctx context.Context, cfg serverConfig, stderr io.Writer) error {
 	}
 	logger.Info("garrison server stopped")
 	return nil
+}
+
+// logShutdown returns a context that is cancelled when ctx is, right after the line
+// saying the server shuts down (and why) is logged, so that the line comes first.
+func logShutdown(ctx context.Context, logger *slog.Logger) (context.Context, func()) {
+	serveCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		logger.Info("garrison server shutting down", "reason", context.Cause(ctx).Error())
+		cancel(context.Cause(ctx))
+	})
+	return serveCtx, func() {
+		stop()
+		cancel(context.Canceled)
+	}
 }
 
 // rotateOnHangup rotates the log file on each SIGHUP (systemctl reload, logrotate) until
@@ -170,6 +188,10 @@ func rotateOnHangup(logger *slog.Logger, file *logFile) (stop func()) {
 		for {
 			select {
 			case <-hup:
+				if file == nil {
+					logger.Info("SIGHUP: no log file to reopen (logging to stderr)")
+					continue
+				}
 				if err := file.Rotate(); err != nil {
 					logger.Error("SIGHUP: rotating the log file failed", "error", err)
 					continue

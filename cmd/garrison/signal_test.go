@@ -66,6 +66,9 @@ func TestSIGHUPReopensLogFile(t *testing.T) {
 			t.Errorf("the log after SIGTERM lacks %q:\n%s", want, log)
 		}
 	}
+	if strings.Index(log, "shutting down") > strings.Index(log, "server stopped") {
+		t.Errorf("the shutdown line comes after the stopped line:\n%s", log)
+	}
 }
 
 func hangUp(t *testing.T, srv *crashServer) {
