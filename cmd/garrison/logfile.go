@@ -39,8 +39,12 @@ type logFile struct {
 	limit int64      // a write taking size past it rotates first
 }
 
-// openLogFile opens (creating) the log file at path with GARM's rotation settings.
+// openLogFile opens (creating, with its directory) the log file at path with GARM's
+// rotation settings.
 func openLogFile(path string) (*logFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the log directory: %w", err)
+	}
 	l := &logFile{path: path, maxSize: logMaxSize, maxBackups: logMaxBackups, maxAge: logMaxAge, now: time.Now}
 	l.mu.Lock()
 	defer l.mu.Unlock()

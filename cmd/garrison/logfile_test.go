@@ -159,3 +159,19 @@ func TestNilLogFile(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLogFileCreatesItsDirectory: as GARM does, a missing log directory is created.
+func TestLogFileCreatesItsDirectory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "var", "log", "garrison.log")
+	l, err := openLogFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, l, "line\n")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirFiles(t, filepath.Dir(path)); got["garrison.log"] != "line\n" {
+		t.Errorf("files %v", got)
+	}
+}
