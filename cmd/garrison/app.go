@@ -39,7 +39,7 @@ type app struct {
 
 // newApp opens the store and wires every part of the server together.
 func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, error) {
-	st, err := openStore(ctx, cfg.Database)
+	st, err := openServerStore(ctx, cfg.Database, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +68,25 @@ func (a *app) wire(ctx context.Context) error {
 	if a.pools, err = a.newReconciler(tokens); err != nil {
 		return err
 	}
-	a.sweeper, err = sweep.New(sweep.Options{
-		Store:      a.store,
-		Forges:     a.forges.sweepForge,
-		Notify:     a.notifyPools,
-		Logger:     a.logger,
-		Interval:   a.cfg.Reconcile.SweepInterval,
-		StartDelay: a.cfg.Reconcile.SweepStartDelay,
-	})
+	a.sweeper, err = sweep.New(a.sweepOptions())
 	if err != nil {
 		return err
 	}
 	a.forges.hooksChanged, a.forges.health = a.sweeper.ForgetHook, a.managers
 	a.handler, err = a.newHandler(tokens)
 	return err
+}
+
+// sweepOptions are the missed-webhook sweep's options, paced by [reconcile].
+func (a *app) sweepOptions() sweep.Options {
+	return sweep.Options{
+		Store:      a.store,
+		Forges:     a.forges.sweepForge,
+		Notify:     a.notifyPools,
+		Logger:     a.logger,
+		Interval:   a.cfg.Reconcile.SweepInterval,
+		StartDelay: a.cfg.Reconcile.SweepStartDelay,
+	}
 }
 
 // newHandler builds the HTTP side: the REST API, webhook intake and the instance API.
@@ -129,7 +134,6 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
 		Instances:               instances,
-		Debug:                   pprofHandler(),
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
 		JobReason:               a.pools.JobReason,
@@ -140,6 +144,9 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	}
 	if a.cfg.Metrics.Enable {
 		opts.Metrics = a.metrics.Handler()
+	}
+	if a.cfg.Default.DebugServer {
+		opts.Debug = pprofHandler()
 	}
 	return opts
 }

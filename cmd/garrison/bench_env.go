@@ -70,7 +70,9 @@ func (e *benchEnv) start(ctx context.Context) error {
 	if err := os.WriteFile(e.simConfigPath(), []byte(e.benchSimConfig()), 0o600); err != nil {
 		return err
 	}
-	if err := os.WriteFile(e.path("config.toml"), []byte(e.serverConfig(wrapper)), 0o600); err != nil {
+	// The bench server serves pprof: --cpuprofile reads it, and so may whoever keeps the run.
+	cfg := "[default]\ndebug_server = true\n\n" + e.serverConfig(wrapper)
+	if err := os.WriteFile(e.path("config.toml"), []byte(cfg), 0o600); err != nil {
 		return err
 	}
 	if err := e.startSim(); err != nil {

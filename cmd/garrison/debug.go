@@ -6,7 +6,7 @@ import (
 )
 
 // pprofHandler serves Go's profiling endpoints; the REST server puts it behind admin auth
-// at /debug/pprof/.
+// at /debug/pprof/. It is mounted only with [default] debug_server = true.
 func pprofHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)

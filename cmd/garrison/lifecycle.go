@@ -13,6 +13,11 @@ import (
 // newReconciler wires the pool reconciler to the store, the providers, the forges and the
 // instance token minter.
 func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) {
+	return reconcile.New(a.reconcileOptions(tokens))
+}
+
+// reconcileOptions are the pool reconciler's options, from the providers and [reconcile].
+func (a *app) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 	provs := reconcile.ProviderMap{}
 	for _, p := range a.providers {
 		provs[p.cfg.Name] = reconcile.ProviderEntry{
@@ -20,7 +25,7 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 			ProviderSettings: reconcile.ProviderSettings{DisableJIT: p.cfg.DisableJITConfig},
 		}
 	}
-	return reconcile.New(reconcile.Options{
+	return reconcile.Options{
 		Store:          a.store,
 		Providers:      provs,
 		Forges:         reconcileForges{hub: a.forges},
@@ -36,7 +41,7 @@ func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) 
 		PoolStatus:     a.managers.PoolStatus,
 		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
 		RepairInterval: a.cfg.Reconcile.RepairInterval,
-	})
+	}
 }
 
 // leases returns the pool leases replicas share: PostgreSQL's. A SQLite file serves one

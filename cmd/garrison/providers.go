@@ -58,26 +58,31 @@ func (p *providerInfo) introspect(ctx context.Context, logger *slog.Logger) {
 func newProviders(cfgs []config.Provider, controllerID string, logger *slog.Logger, obs providerexec.Observer) ([]*providerInfo, error) {
 	out := make([]*providerInfo, 0, len(cfgs))
 	for _, c := range cfgs {
-		timeout := c.ExecTimeout
-		if timeout == 0 {
-			timeout = -1 // GARM: 0 means no limit beyond the caller's deadline
-		}
-		ex, err := providerexec.New(providerexec.Config{
-			Name:             c.Name,
-			Executable:       c.Executable,
-			ConfigFile:       c.ConfigFile,
-			InterfaceVersion: c.InterfaceVersion,
-			EnvPrefixes:      c.EnvironmentVariables,
-			ControllerID:     controllerID,
-			ExecTimeout:      timeout,
-			MaxConcurrency:   c.MaxConcurrency,
-			Logger:           logger,
-			Observer:         obs,
-		})
+		ex, err := providerexec.New(providerExecConfig(c, controllerID, logger, obs))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, &providerInfo{cfg: c, exec: ex})
 	}
 	return out, nil
+}
+
+// providerExecConfig is the host-side configuration of one [[provider]].
+func providerExecConfig(c config.Provider, controllerID string, logger *slog.Logger, obs providerexec.Observer) providerexec.Config {
+	timeout := c.ExecTimeout
+	if timeout == 0 {
+		timeout = -1 // GARM: 0 means no limit beyond the caller's deadline
+	}
+	return providerexec.Config{
+		Name:             c.Name,
+		Executable:       c.Executable,
+		ConfigFile:       c.ConfigFile,
+		InterfaceVersion: c.InterfaceVersion,
+		EnvPrefixes:      c.EnvironmentVariables,
+		ControllerID:     controllerID,
+		ExecTimeout:      timeout,
+		MaxConcurrency:   c.MaxConcurrency,
+		Logger:           logger,
+		Observer:         obs,
+	}
 }

@@ -63,7 +63,7 @@ debug_server = true
 
 [logging]
 log_file = "/var/log/garrison.log"
-enable_log_streamer = true
+enable_log_streamer = false
 log_format = "json"
 log_level = "debug"
 log_source = true
@@ -71,7 +71,7 @@ log_source = true
 [metrics]
 enable = true
 disable_auth = true
-period = "30s"
+period = "60s"
 
 [jwt_auth]
 secret = %[1]q
@@ -136,9 +136,9 @@ func TestParseFullConfig(t *testing.T) {
 		{"log format", cfg.Logging.Format, LogFormatJSON},
 		{"log level", cfg.Logging.Level, slog.LevelDebug},
 		{"log source", cfg.Logging.Source, true},
-		{"log streamer", cfg.Logging.EnableLogStreamer, true},
+		{"log streamer", cfg.Logging.EnableLogStreamer, false},
 		{"metrics auth", cfg.Metrics.DisableAuth, true},
-		{"metrics period", cfg.Metrics.Period, 30 * time.Second},
+		{"metrics period", cfg.Metrics.Period, 60 * time.Second},
 		{"jwt ttl", cfg.JWTAuth.TimeToLive, 8760 * time.Hour},
 		{"jwt secret", cfg.JWTAuth.Secret, strongJWT},
 		{"addr", cfg.APIServer.Addr(), "0.0.0.0:9998"},
@@ -285,6 +285,58 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(fe.Problem, tt.want) {
 				t.Fatalf("problem %q does not contain %q", fe.Problem, tt.want)
+			}
+		})
+	}
+}
+
+// TestNotSupportedRefused: a documented key set to a value garrison does not implement
+// yet is refused with an error wrapping ErrNotSupported; its default value is accepted.
+func TestNotSupportedRefused(t *testing.T) {
+	tests := []struct {
+		name, doc, key string
+	}{
+		{"log streamer", "[logging]\nenable_log_streamer = true", "logging.enable_log_streamer"},
+		{"legacy log streamer", "[default]\nenable_log_streamer = true", "default.enable_log_streamer"},
+		{"metrics period", "[metrics]\nperiod = \"30s\"", "metrics.period"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc))
+			if !errors.Is(err, ErrNotSupported) {
+				t.Fatalf("Parse = %v, want ErrNotSupported", err)
+			}
+			if fe := findField(err, tt.key); fe == nil || !strings.Contains(fe.Problem, "not supported yet") {
+				t.Errorf("no not-supported FieldError for %s in %v", tt.key, err)
+			}
+		})
+	}
+	for _, doc := range []string{"[logging]\nenable_log_streamer = false", "[metrics]\nperiod = \"60s\"", "[metrics]\nperiod = \"1m\""} {
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		}
+	}
+}
+
+// TestWarnWithoutEffect: settings accepted without an effect as set are warned about.
+func TestWarnWithoutEffect(t *testing.T) {
+	fx := newFixture(t)
+	tests := []struct {
+		name, doc, want string // want: a fragment of the warning, "" for none
+	}{
+		{"sql log hidden", "[database]\ndebug = true", "database.debug"},
+		{"sql log shown", "[logging]\nlog_level = \"debug\"\n[database]\ndebug = true", ""},
+		{"client ca", fmt.Sprintf("[apiserver.tls]\nca_certificate = %q", fx.providerConf), "apiserver.tls.ca_certificate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(cfg.Warnings, "\n")
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("warnings %q, want one about %q", cfg.Warnings, tt.want)
 			}
 		})
 	}

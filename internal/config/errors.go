@@ -1,9 +1,14 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
+
+// ErrNotSupported is wrapped by the *FieldError of a documented key set to a value
+// garrison does not implement yet (it refuses the value rather than ignore it).
+var ErrNotSupported = errors.New("not supported yet")
 
 // FieldError reports a key whose value is missing, of the wrong type or not
 // acceptable. Key is the dotted TOML path, e.g. "apiserver.port" or
@@ -11,9 +16,13 @@ import (
 type FieldError struct {
 	Key     string // dotted TOML key
 	Problem string // what is wrong and what is expected
+	Err     error  // a sentinel such as ErrNotSupported, or nil
 }
 
 func (e *FieldError) Error() string { return e.Key + ": " + e.Problem }
+
+// Unwrap returns the sentinel the problem is an instance of, if any.
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // UnknownKeyError reports a key that garrison does not know. Suggestion, when
 // not empty, is a known key of the same table with a similar name.
@@ -46,6 +55,11 @@ type problems struct{ errs []error }
 // field records a *FieldError for key.
 func (p *problems) field(key, format string, args ...any) {
 	p.errs = append(p.errs, &FieldError{Key: key, Problem: fmt.Sprintf(format, args...)})
+}
+
+// notSupported records a *FieldError wrapping ErrNotSupported for key.
+func (p *problems) notSupported(key, format string, args ...any) {
+	p.errs = append(p.errs, &FieldError{Key: key, Problem: "not supported yet: " + fmt.Sprintf(format, args...), Err: ErrNotSupported})
 }
 
 // add records err as is.

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/BurntSushi/toml"
@@ -56,7 +57,7 @@ func Parse(data []byte) (*Config, error) {
 
 // resolve turns the raw document into a Config, recording problems.
 func resolve(raw *fileConfig, errs, warns *problems) *Config {
-	return &Config{
+	cfg := &Config{
 		Default:   resolveDefault(&raw.Default, errs),
 		Logging:   resolveLogging(&raw.Logging, &raw.Default, errs, warns),
 		Metrics:   resolveMetrics(&raw.Metrics, errs),
@@ -65,6 +66,19 @@ func resolve(raw *fileConfig, errs, warns *problems) *Config {
 		Database:  resolveDatabase(&raw.Database, errs),
 		Providers: resolveProviders(raw.Providers, errs, warns),
 		Reconcile: resolveReconcile(&raw.Reconcile, errs),
+	}
+	warnWithoutEffect(cfg, warns)
+	return cfg
+}
+
+// warnWithoutEffect warns about settings that are accepted but have no effect as set:
+// one that depends on another setting, and one garrison ignores.
+func warnWithoutEffect(c *Config, warns *problems) {
+	if c.Database.Debug && c.Logging.Level > slog.LevelDebug {
+		warns.field("database.debug", `SQL statements are logged at debug level: set [logging] log_level = "debug" to see them`)
+	}
+	if c.APIServer.TLS.CACertificate != "" {
+		warns.field("apiserver.tls.ca_certificate", "is ignored: garrison does not request client certificates")
 	}
 }
 

@@ -53,12 +53,16 @@ func resolveLogging(l *fileLogging, d *fileDefault, errs, warns *problems) Loggi
 		out.File = *d.LogFile
 		warns.field("default.log_file", "deprecated: use [logging] log_file")
 	}
+	streamerKey := "logging.enable_log_streamer"
 	switch {
 	case l.EnableLogStreamer != nil:
 		out.EnableLogStreamer = *l.EnableLogStreamer
 	case d.EnableLogStreamer != nil:
-		out.EnableLogStreamer = *d.EnableLogStreamer
-		warns.field("default.enable_log_streamer", "deprecated: use [logging] enable_log_streamer")
+		out.EnableLogStreamer, streamerKey = *d.EnableLogStreamer, "default.enable_log_streamer"
+		warns.field(streamerKey, "deprecated: use [logging] enable_log_streamer")
+	}
+	if out.EnableLogStreamer {
+		errs.notSupported(streamerKey, "garrison has no log stream for admin clients (GARM's /api/v1/ws/logs); remove the key or set it to false, and read the log file or journal instead")
 	}
 	if l.LogFormat != nil {
 		switch f := LogFormat(*l.LogFormat); f {
@@ -86,8 +90,11 @@ func resolveMetrics(m *fileMetrics, errs *problems) Metrics {
 	}
 	if m.Period != nil {
 		if d, ok := parseDuration(errs, "metrics.period", *m.Period); ok {
-			if d <= 0 {
+			switch {
+			case d <= 0:
 				errs.field("metrics.period", "must be positive, got %q", *m.Period)
+			case d != DefaultMetricsPeriod:
+				errs.notSupported("metrics.period", "garrison recomputes no gauges periodically (every metric is updated as it happens); remove the key or set it to \"60s\"")
 			}
 			out.Period = d
 		}

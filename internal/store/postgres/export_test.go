@@ -13,5 +13,5 @@ func OpenAt(ctx context.Context, dsn string, newSealer store.NewSealer, version 
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, dsn, newSealer, fsys)
+	return open(ctx, dsn, newSealer, Options{MaxOpenConns: MaxConns, MaxIdleConns: MaxConns / 2}, fsys)
 }

@@ -13,5 +13,5 @@ func OpenAt(ctx context.Context, path string, newSealer store.NewSealer, version
 	if err != nil {
 		return nil, err
 	}
-	return open(ctx, path, newSealer, fsys)
+	return open(ctx, path, newSealer, Options{BusyTimeout: DefaultBusyTimeout}, fsys)
 }

@@ -10,8 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
+	"os"
 	"runtime"
+	"strconv"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -27,6 +31,8 @@ var migrations embed.FS
 type Store struct {
 	*sqlstore.Store
 	path string
+	opts Options
+	w, r *sql.DB // the write and read handles, owned by Store
 }
 
 var _ store.Store = (*Store)(nil)
@@ -56,22 +62,45 @@ func hasCode(codes ...int) func(error) bool {
 	}
 }
 
+// DefaultBusyTimeout is how long Open waits for a database another process holds locked.
+const DefaultBusyTimeout = 10 * time.Second
+
+// Options tune a database opened by OpenWith.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock another process holds before
+	// it fails with SQLITE_BUSY (SQLite's busy_timeout); 0 fails at once.
+	BusyTimeout time.Duration
+	// StatementLog, when set, gets a debug record for every statement (see
+	// sqlstore.Config.StatementLog).
+	StatementLog *slog.Logger
+}
+
 // Open opens (creating if needed) the database at path, migrates it and sets up sealing
 // with a Sealer from newSealer. It fails with store.ErrWrongPassphrase if the database's
 // secrets were sealed with another key, and with store.ErrSchemaTooNew if a newer
-// garrison migrated it.
+// garrison migrated it. It waits DefaultBusyTimeout for a lock held by another process.
 func Open(ctx context.Context, path string, newSealer store.NewSealer) (*Store, error) {
-	return open(ctx, path, newSealer, sub(migrations))
+	return OpenWith(ctx, path, newSealer, Options{BusyTimeout: DefaultBusyTimeout})
 }
 
-// open is Open with the migrations to apply.
-func open(ctx context.Context, path string, newSealer store.NewSealer, fsys fs.FS) (*Store, error) {
-	w, err := openDB(path, true)
+// OpenWith is Open with options. The database file and its -wal and -shm files are
+// private to the owner (mode 0600) whatever the umask, and looser modes left by an
+// earlier run are tightened.
+func OpenWith(ctx context.Context, path string, newSealer store.NewSealer, o Options) (*Store, error) {
+	return open(ctx, path, newSealer, o, sub(migrations))
+}
+
+// open is OpenWith with the migrations to apply.
+func open(ctx context.Context, path string, newSealer store.NewSealer, o Options, fsys fs.FS) (*Store, error) {
+	if err := privateFiles(path); err != nil {
+		return nil, err
+	}
+	w, err := openDB(path, true, o.BusyTimeout)
 	if err != nil {
 		return nil, err
 	}
 	w.SetMaxOpenConns(1)
-	r, err := openDB(path, false)
+	r, err := openDB(path, false, o.BusyTimeout)
 	if err != nil {
 		_ = w.Close()
 		return nil, err
@@ -79,23 +108,56 @@ func open(ctx context.Context, path string, newSealer store.NewSealer, fsys fs.F
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	s, err := sqlstore.New(ctx, sqlstore.Config{
 		Dialect: dialect, Write: w, Read: r, Migrations: fsys, NewSealer: newSealer,
+		StatementLog: o.StatementLog,
 	})
 	if err != nil {
 		_ = r.Close()
 		_ = w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &Store{Store: s, path: path}, nil
+	return &Store{Store: s, path: path, opts: o, w: w, r: r}, nil
+}
+
+// privateFiles creates the database file with mode 0600 if it does not exist, and sets
+// mode 0600 on it and on its -wal and -shm files where they exist with another mode.
+// SQLite creates the -wal and -shm files with the database file's mode, so they stay
+// private too.
+func privateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: %w", err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return fmt.Errorf("sqlite: making %s private: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Path returns the database file the store was opened on.
 func (s *Store) Path() string { return s.path }
 
+// Options returns the options the store was opened with.
+func (s *Store) Options() Options { return s.opts }
+
 // openDB opens a handle on the database file. The writer's transactions begin IMMEDIATE
 // so read-modify-write cannot deadlock on lock upgrades.
-func openDB(path string, writer bool) (*sql.DB, error) {
+func openDB(path string, writer bool, busyTimeout time.Duration) (*sql.DB, error) {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(busyTimeout.Milliseconds(), 10)+")")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	if writer {

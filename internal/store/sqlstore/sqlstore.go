@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/garrison-ci/garrison/internal/store"
 )
@@ -25,6 +27,10 @@ type Config struct {
 	Migrations fs.FS
 	// NewSealer makes the Sealer from the database's salt.
 	NewSealer store.NewSealer
+	// StatementLog, when set, gets a debug record for every statement the store runs
+	// (its text, argument count, duration and error; never the argument values, which
+	// hold sealed secrets and password hashes). nil: no statement log.
+	StatementLog *slog.Logger
 }
 
 // Store implements store.Store on a SQL database.
@@ -34,7 +40,8 @@ type Store struct {
 	rdb    *sql.DB
 	sealer store.Sealer
 	salt   []byte
-	stmts  *stmtCache // nil unless Dialect.PrepareStatements
+	stmts  *stmtCache   // nil unless Dialect.PrepareStatements
+	log    *slog.Logger // statement log; nil: none
 }
 
 var _ store.Store = (*Store)(nil)
@@ -45,7 +52,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Dialect == nil || cfg.Write == nil || cfg.Migrations == nil || cfg.NewSealer == nil {
 		return nil, errors.New("sqlstore: incomplete config")
 	}
-	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read}
+	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read, log: cfg.StatementLog}
 	if s.rdb == nil {
 		s.rdb = s.wdb
 	}
@@ -89,11 +96,12 @@ type querier interface {
 
 // conn runs queries written with ? placeholders in the store's dialect.
 type conn struct {
-	q  querier
-	d  *Dialect
-	db *sql.DB    // the handle q belongs to
-	tx *sql.Tx    // q when in a transaction
-	st *stmtCache // nil: run every query unprepared
+	q   querier
+	d   *Dialect
+	db  *sql.DB      // the handle q belongs to
+	tx  *sql.Tx      // q when in a transaction
+	st  *stmtCache   // nil: run every query unprepared
+	log *slog.Logger // statement log; nil: none
 }
 
 // prepared returns the cached statement of query for this conn, or nil.
@@ -107,26 +115,64 @@ func (c conn) prepared(ctx context.Context, query string) *sql.Stmt {
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	query = c.d.rebind(query)
+	start := c.logStart()
+	var res sql.Result
+	var err error
 	if st := c.prepared(ctx, query); st != nil {
-		return st.ExecContext(ctx, args...)
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = c.q.ExecContext(ctx, query, args...)
 	}
-	return c.q.ExecContext(ctx, query, args...)
+	c.logStatement(ctx, query, len(args), start, err)
+	return res, err
 }
 
 func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	query = c.d.rebind(query)
+	start := c.logStart()
+	var rows *sql.Rows
+	var err error
 	if st := c.prepared(ctx, query); st != nil {
-		return st.QueryContext(ctx, args...)
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = c.q.QueryContext(ctx, query, args...)
 	}
-	return c.q.QueryContext(ctx, query, args...)
+	c.logStatement(ctx, query, len(args), start, err)
+	return rows, err
 }
 
 func (c conn) row(ctx context.Context, query string, args ...any) *sql.Row {
 	query = c.d.rebind(query)
+	start := c.logStart()
+	var row *sql.Row
 	if st := c.prepared(ctx, query); st != nil {
-		return st.QueryRowContext(ctx, args...)
+		row = st.QueryRowContext(ctx, args...)
+	} else {
+		row = c.q.QueryRowContext(ctx, query, args...)
 	}
-	return c.q.QueryRowContext(ctx, query, args...)
+	c.logStatement(ctx, query, len(args), start, row.Err())
+	return row
+}
+
+// logStart returns the start time of a statement to log, or the zero time without a
+// statement log (sparing the clock read).
+func (c conn) logStart() time.Time {
+	if c.log == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
+// logStatement writes a statement's debug record to the statement log, if there is one.
+func (c conn) logStatement(ctx context.Context, query string, nargs int, start time.Time, err error) {
+	if c.log == nil || !c.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("sql", query), slog.Int("args", nargs), slog.Duration("duration", time.Since(start))}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		attrs = append(attrs, slog.Any("err", err))
+	}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "sql statement", attrs...)
 }
 
 // forUpdate appends the dialect's row-locking clause to a select; of names the table
@@ -174,7 +220,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
 	}
-	if err := fn(conn{q: tx, d: s.d, db: s.wdb, tx: tx, st: s.stmts}); err != nil {
+	if err := fn(conn{q: tx, d: s.d, db: s.wdb, tx: tx, st: s.stmts, log: s.log}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -191,8 +237,8 @@ func (s *Store) read(ctx context.Context, fn func(c conn) error) error {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	return fn(conn{q: tx, d: s.d, db: s.rdb, tx: tx, st: s.stmts})
+	return fn(conn{q: tx, d: s.d, db: s.rdb, tx: tx, st: s.stmts, log: s.log})
 }
 
 // reader runs single queries on the read handle, outside any transaction.
-func (s *Store) reader() conn { return conn{q: s.rdb, d: s.d, db: s.rdb, st: s.stmts} }
+func (s *Store) reader() conn { return conn{q: s.rdb, d: s.d, db: s.rdb, st: s.stmts, log: s.log} }
