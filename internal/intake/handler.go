@@ -14,6 +14,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // Handler is the webhook receiver. It is safe for concurrent use.
@@ -57,7 +58,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve runs the checks of rest-api.md §4 in order (see the package documentation).
 func (h *Handler) serve(r *http.Request) reply {
-	ctx := r.Context()
+	ctx := store.Urgent(r.Context()) // a delivery waits on no reconcile write
 	if rp, done := h.checkController(ctx, r.URL.Path); done {
 		return rp
 	}

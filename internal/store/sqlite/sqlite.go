@@ -107,7 +107,7 @@ func open(ctx context.Context, path string, newSealer store.NewSealer, o Options
 	}
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	s, err := sqlstore.New(ctx, sqlstore.Config{
-		Dialect: dialect, Write: w, Read: r, Migrations: fsys, NewSealer: newSealer,
+		Dialect: dialect, Write: w, Read: r, Migrations: fsys, NewSealer: newSealer, SingleWriter: true,
 		StatementLog: o.StatementLog,
 	})
 	if err != nil {

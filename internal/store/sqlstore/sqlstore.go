@@ -27,6 +27,9 @@ type Config struct {
 	Migrations fs.FS
 	// NewSealer makes the Sealer from the database's salt.
 	NewSealer store.NewSealer
+	// SingleWriter says the database takes one write transaction at a time (SQLite):
+	// the store then orders its writers itself, urgent ones (store.Urgent) first.
+	SingleWriter bool
 	// StatementLog, when set, gets a debug record for every statement the store runs
 	// (its text, argument count, duration and error; never the argument values, which
 	// hold sealed secrets and password hashes). nil: no statement log.
@@ -42,6 +45,7 @@ type Store struct {
 	salt   []byte
 	stmts  *stmtCache   // nil unless Dialect.PrepareStatements
 	log    *slog.Logger // statement log; nil: none
+	gate   *writeGate   // orders the writers of a single-writer database; nil: none
 }
 
 var _ store.Store = (*Store)(nil)
@@ -53,6 +57,9 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, errors.New("sqlstore: incomplete config")
 	}
 	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read, log: cfg.StatementLog}
+	if cfg.SingleWriter {
+		s.gate = &writeGate{}
+	}
 	if s.rdb == nil {
 		s.rdb = s.wdb
 	}
@@ -216,6 +223,12 @@ func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
+	if s.gate != nil {
+		if err := s.gate.enter(ctx); err != nil {
+			return fmt.Errorf("%s: wait to write: %w", s.d.Name, err)
+		}
+		defer s.gate.leave()
+	}
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)

@@ -15,6 +15,8 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	b.Run("UpdateInstanceParallel", func(b *testing.B) { benchUpdateInstanceParallel(b, open(b)) })
 	b.Run("ListInstances10k", func(b *testing.B) { benchListInstances(b, open(b), 10_000) })
 	b.Run("ListPools1k", func(b *testing.B) { benchListPools(b, open(b), 1_000) })
+	b.Run("JobWriteUnderLoad", func(b *testing.B) { benchJobUnderLoad(b, open(b), false) })
+	b.Run("JobWriteUnderLoadUrgent", func(b *testing.B) { benchJobUnderLoad(b, open(b), true) })
 }
 
 // seed creates an endpoint, credentials and a repository, and returns the repository.
