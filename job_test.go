@@ -24,6 +24,15 @@ func TestRunPageURL(t *testing.T) {
 		{"not http", "javascript:alert(1)/actions/runs/1", "ftp://example.com/o/r", 1, ""},
 		{"API URL is not a page", "", "", 9, ""},
 		{"no run id", "", "https://github.com/o/r", 0, ""},
+		{"negative run id", "", "https://github.com/o/r", -5, ""},
+		{"run page with a trailing slash", "https://github.com/o/r/actions/runs/12/", "", 0, "https://github.com/o/r/actions/runs/12"},
+		{"job page preferred over the repository", "https://github.com/o/r/actions/runs/12/job/1", "https://github.com/o/other", 99,
+			"https://github.com/o/r/actions/runs/12"},
+		{"runs path with nothing before it", "/actions/runs/12/job/1", "https://github.com/o/r", 12, "https://github.com/o/r/actions/runs/12"},
+		{"relative job page", "o/r/actions/runs/12/job/1", "", 12, ""},
+		{"job page without a number after runs", "https://github.com/o/r/actions/runs/", "", 0, ""},
+		{"repository named runs, found through its page", "https://github.com/actions/runs/actions/runs/12/job/1",
+			"https://github.com/actions/runs", 12, "https://github.com/actions/runs/actions/runs/12"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
