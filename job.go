@@ -64,19 +64,38 @@ const runsPath = "/actions/runs/"
 // GitHub and Gitea both use), else the repository's web page followed by
 // /actions/runs/<runID>; "" when neither gives an http(s) URL.
 func RunPageURL(jobHTMLURL, repoHTMLURL string, runID int64) string {
-	if i := strings.Index(jobHTMLURL, runsPath); i > 0 && ValidURL(jobHTMLURL[:i]) {
-		rest := jobHTMLURL[i+len(runsPath):]
-		n := 0
-		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-			n++
+	// The repository's own path may hold the runs path too (owner actions, repository
+	// runs), so each occurrence is tried in turn.
+	for off := 0; ; {
+		i := strings.Index(jobHTMLURL[off:], runsPath)
+		if i < 0 {
+			break
 		}
-		if n > 0 && (n == len(rest) || rest[n] == '/') {
-			return jobHTMLURL[:i+len(runsPath)+n]
+		if page := runPageAt(jobHTMLURL, off+i); page != "" {
+			return page
 		}
+		off += i + 1
 	}
 	repo := strings.TrimRight(repoHTMLURL, "/")
 	if runID <= 0 || !ValidURL(repo) {
 		return ""
 	}
 	return repo + runsPath + strconv.FormatInt(runID, 10)
+}
+
+// runPageAt returns u cut after the run number that follows the runs path at index i,
+// or "" when u has no http(s) repository page before i or no run number after it.
+func runPageAt(u string, i int) string {
+	if i == 0 || !ValidURL(u[:i]) {
+		return ""
+	}
+	rest := u[i+len(runsPath):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || (n < len(rest) && rest[n] != '/') {
+		return ""
+	}
+	return u[:i+len(runsPath)+n]
 }

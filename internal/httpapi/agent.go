@@ -58,21 +58,21 @@ func checkControllerAgent(p apiv1.UpdateControllerParams) error {
 // AM-5), so that clients read why instead of a bare 404.
 func (s *Server) registerAgentRoutes() {
 	c, m, p := s.ctrlAPI, s.api, apiPrefix
-	c.HandleFunc("POST "+p+"/controller/tools/sync", s.refuse(errAgentTools))
-	m.HandleFunc("GET "+p+"/tools/garm-agent", s.refuse(errAgentTools))
-	m.HandleFunc("POST "+p+"/tools/garm-agent", s.refuse(errAgentTools))
-	m.HandleFunc("GET "+p+"/tools/garm-agent/releases", s.refuse(errAgentTools))
-	m.HandleFunc("GET "+p+"/tools/garm-agent/{objectID}/download", s.refuse(errAgentTools))
-	m.HandleFunc("GET "+p+"/ws/agent/{agentName}/shell", s.refuse(errAgentConn))
+	s.route(c, "POST "+p+"/controller/tools/sync", refuse(errAgentTools))
+	s.route(m, "GET "+p+"/tools/garm-agent", refuse(errAgentTools))
+	s.route(m, "POST "+p+"/tools/garm-agent", refuse(errAgentTools))
+	s.route(m, "GET "+p+"/tools/garm-agent/releases", refuse(errAgentTools))
+	s.route(m, "GET "+p+"/tools/garm-agent/{objectID}/download", refuse(errAgentTools))
+	s.route(m, "GET "+p+"/ws/agent/{agentName}/shell", refuse(errAgentConn))
 }
 
 // handleAgentConn serves GET /agent, the websocket garm-agent dials: a JSON 400 before any
 // upgrade (AM-5). Nothing is disclosed, so no token is required.
-func (s *Server) handleAgentConn(w http.ResponseWriter, r *http.Request) {
-	s.writeErr(w, r, errAgentConn)
+func (s *Server) handleAgentConn(http.ResponseWriter, *http.Request) error {
+	return errAgentConn
 }
 
 // refuse returns a handler that answers err.
-func (s *Server) refuse(err error) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) { s.writeErr(w, r, err) }
+func refuse(err error) apiHandler {
+	return func(http.ResponseWriter, *http.Request) error { return err }
 }

@@ -16,25 +16,21 @@ import (
 var errAlreadyInitialized = garrison.Errorf(garrison.EConflict, "already initialized")
 
 // handleFirstRun creates the admin user (POST /first-run).
-func (s *Server) handleFirstRun(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleFirstRun(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	if ok, err := s.isInitialized(ctx); err != nil || ok {
-		s.writeErr(w, r, cmpOr(err, errAlreadyInitialized))
-		return
+		return cmpOr(err, errAlreadyInitialized)
 	}
 	var p apiv1.NewUserParams
 	if err := decode(w, r, &p); err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	if err := auth.ValidateNewUser(p.Username, p.Email, p.FullName, p.Password); err != nil {
-		s.writeErr(w, r, invalid("%s", err.Error()))
-		return
+		return invalid("%s", err.Error())
 	}
 	hash, err := auth.HashPassword(p.Password)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	u, err := s.store.CreateAdmin(ctx, garrison.User{Username: p.Username, Email: p.Email,
 		FullName: p.FullName, PasswordHash: hash, Enabled: true, IsAdmin: true})
@@ -42,12 +38,12 @@ func (s *Server) handleFirstRun(w http.ResponseWriter, r *http.Request) {
 		err = errAlreadyInitialized
 	}
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	s.initialized.Store(true)
 	s.log.InfoContext(ctx, "admin user created", "username", u.Username)
 	writeOK(w, userView(u))
+	return nil
 }
 
 // loginWait bounds how long a login waits for a free password check (see
@@ -61,30 +57,28 @@ var errLoginBusy = errors.New("httpapi: every password check stayed busy")
 // Authorization header is ignored. Failures are 401 without a reason. Each attempt counts
 // against the client's limit when it starts, so parallel attempts cannot exceed it;
 // clients over the limit are held back with 429.
-func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) error {
 	client := s.clientAddr(r)
 	if !s.startLoginAttempt(w, limitKey(client)) {
-		return
+		return nil // answered 429
 	}
 	var p apiv1.PasswordLoginParams
 	if err := decode(w, r, &p); err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	u, err := s.checkLogin(r, p)
 	if err != nil {
-		s.loginFailed(w, r, client, err)
-		return
+		return s.loginFailed(w, r, client, err)
 	}
 	if s.limiter != nil {
 		s.limiter.Succeed(limitKey(client))
 	}
 	tok, err := s.tokens.MintAdmin(u)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, apiv1.JWTResponse{Token: tok})
+	return nil
 }
 
 // limitKey is the login limiter's key for a client address: the address itself for
@@ -112,28 +106,29 @@ func (s *Server) startLoginAttempt(w http.ResponseWriter, key string) bool {
 	return ok
 }
 
-// loginFailed answers a login that checkLogin refused. An attempt that was never decided
-// (no free password check, a store failure) is given back to the client.
-func (s *Server) loginFailed(w http.ResponseWriter, r *http.Request, client string, err error) {
+// loginFailed answers a login that checkLogin refused, or returns the failure to answer.
+// An attempt that was never decided (no free password check, a store failure) is given
+// back to the client.
+func (s *Server) loginFailed(w http.ResponseWriter, r *http.Request, client string, err error) error {
 	if garrison.CodeOf(err) == garrison.EUnauthorized {
 		s.log.InfoContext(r.Context(), "login failed", "client", client)
 		writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Not Authorized"})
-		return
+		return nil
 	}
 	if s.limiter != nil {
 		s.limiter.Refund(limitKey(client))
 	}
 	if r.Context().Err() != nil {
-		return // the client left while its login waited
+		return nil // the client left while its login waited
 	}
 	if errors.Is(err, errLoginBusy) {
 		s.log.WarnContext(r.Context(), "login refused: too many password checks waiting", "client", client)
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: "Service Unavailable",
 			Details: "too many logins in progress; try again shortly"})
-		return
+		return nil
 	}
-	s.writeErr(w, r, err)
+	return err
 }
 
 // checkLogin returns the user the credentials identify, ErrUnauthorized, or another error
@@ -160,18 +155,17 @@ func (s *Server) checkLogin(r *http.Request, p apiv1.PasswordLoginParams) (garri
 
 // handleMetricsToken mints a metrics-only token (GET /metrics-token), revoked by the next
 // password reset of the admin who asked for it.
-func (s *Server) handleMetricsToken(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleMetricsToken(w http.ResponseWriter, r *http.Request) error {
 	u, ok := r.Context().Value(userKey).(garrison.User)
 	if !ok {
-		s.writeErr(w, r, errors.New("httpapi: metrics token requested without an authenticated user"))
-		return
+		return errors.New("httpapi: metrics token requested without an authenticated user")
 	}
 	tok, err := s.tokens.MintMetrics(u.Generation)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, apiv1.JWTResponse{Token: tok})
+	return nil
 }
 
 // cmpOr returns the first non-nil error.

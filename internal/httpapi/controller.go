@@ -8,36 +8,34 @@ import (
 )
 
 // handleGetController serves GET /controller and the legacy GET /controller-info.
-func (s *Server) handleGetController(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetController(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.store.Controller(r.Context())
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, s.controllerView(c))
+	return nil
 }
 
 // handleUpdateController serves PUT /controller.
-func (s *Server) handleUpdateController(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUpdateController(w http.ResponseWriter, r *http.Request) error {
 	var p apiv1.UpdateControllerParams
 	if err := decode(w, r, &p); err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	apply, err := controllerUpdate(p)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	c, err := s.store.UpdateController(r.Context(), func(c *garrison.Controller) error {
 		apply(c)
 		return nil
 	})
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, s.controllerView(c))
+	return nil
 }
 
 // controllerUpdate validates p and returns the change it makes.

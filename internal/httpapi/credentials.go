@@ -11,25 +11,24 @@ import (
 )
 
 // handleListCredentials serves GET /{forge}/credentials and the legacy GET /credentials.
-func (s *Server) handleListCredentials(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListCredentials(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		cs, err := s.store.ListCredentials(ctx, store.CredentialsFilter{ForgeType: f})
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		l := s.newLoader()
 		out := make([]apiv1.ForgeCredentials, 0, len(cs))
 		for _, c := range cs {
 			v, err := l.credentialsView(ctx, c)
 			if err != nil {
-				s.writeErr(w, r, err)
-				return
+				return err
 			}
 			out = append(out, v)
 		}
 		writeOK(w, out)
+		return nil
 	}
 }
 
@@ -47,19 +46,18 @@ func (s *Server) credentialsOfType(r *http.Request, f garrison.ForgeType) (garri
 }
 
 // handleGetCredentials serves GET /{forge}/credentials/{id}, with the entities using them.
-func (s *Server) handleGetCredentials(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetCredentials(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		c, err := s.credentialsOfType(r, f)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		v, err := s.detailedCredentials(r.Context(), c)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, v)
+		return nil
 	}
 }
 
@@ -97,27 +95,25 @@ func (s *Server) detailedCredentials(ctx context.Context, c garrison.Credentials
 }
 
 // handleCreateCredentials serves POST /{forge}/credentials.
-func (s *Server) handleCreateCredentials(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateCredentials(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var p apiv1.CreateCredentialsParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		c, err := newCredentials(f, p)
 		if err == nil {
 			c, err = s.createCredentials(r.Context(), c)
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		v, err := s.newLoader().credentialsView(r.Context(), c)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, v)
+		return nil
 	}
 }
 
@@ -181,22 +177,19 @@ func checkApp(a apiv1.GithubApp) error {
 }
 
 // handleUpdateCredentials serves PUT /{forge}/credentials/{id}.
-func (s *Server) handleUpdateCredentials(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUpdateCredentials(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		id, err := pathUint(r, "id")
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		var p apiv1.UpdateCredentialsParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		apply, err := credentialsUpdate(f, p)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		c, err := s.store.UpdateCredentials(r.Context(), id, func(c *garrison.Credentials) error {
 			if c.ForgeType != f {
@@ -205,16 +198,15 @@ func (s *Server) handleUpdateCredentials(f garrison.ForgeType) http.HandlerFunc 
 			return apply(c)
 		})
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		v, err := s.newLoader().credentialsView(r.Context(), c)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		s.notifyCredentials(r.Context(), c.ID)
 		writeOK(w, v)
+		return nil
 	}
 }
 
@@ -257,22 +249,21 @@ func credentialsUpdate(f garrison.ForgeType, p apiv1.UpdateCredentialsParams) (f
 }
 
 // handleDeleteCredentials serves DELETE /{forge}/credentials/{id}: 204, also when missing.
-func (s *Server) handleDeleteCredentials(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeleteCredentials(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		c, err := s.credentialsOfType(r, f)
 		switch {
 		case errors.Is(err, garrison.ErrNotFound):
 			writeNoContent(w)
-			return
+			return nil
 		case err != nil:
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if err := s.store.DeleteCredentials(r.Context(), c.ID); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeNoContent(w)
+		return nil
 	}
 }
 

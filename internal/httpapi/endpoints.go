@@ -10,30 +10,30 @@ import (
 )
 
 // handleListEndpoints serves GET /{forge}/endpoints.
-func (s *Server) handleListEndpoints(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListEndpoints(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		eps, err := s.store.ListEndpoints(r.Context(), f)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		out := make([]apiv1.ForgeEndpoint, 0, len(eps))
 		for _, e := range eps {
 			out = append(out, endpointView(e))
 		}
 		writeOK(w, out)
+		return nil
 	}
 }
 
 // handleGetEndpoint serves GET /{forge}/endpoints/{name}.
-func (s *Server) handleGetEndpoint(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetEndpoint(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		e, err := s.endpointOfType(r, f)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, endpointView(e))
+		return nil
 	}
 }
 
@@ -48,8 +48,8 @@ func (s *Server) endpointOfType(r *http.Request, f garrison.ForgeType) (garrison
 }
 
 // handleCreateEndpoint serves POST /{forge}/endpoints.
-func (s *Server) handleCreateEndpoint(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateEndpoint(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var e garrison.Endpoint
 		var err error
 		if f == garrison.GitHub {
@@ -67,10 +67,10 @@ func (s *Server) handleCreateEndpoint(f garrison.ForgeType) http.HandlerFunc {
 			e, err = s.store.CreateEndpoint(r.Context(), e)
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, endpointView(e))
+		return nil
 	}
 }
 
@@ -109,8 +109,8 @@ func giteaEndpoint(p apiv1.CreateGiteaEndpointParams) (garrison.Endpoint, error)
 }
 
 // handleUpdateEndpoint serves PUT /{forge}/endpoints/{name}.
-func (s *Server) handleUpdateEndpoint(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUpdateEndpoint(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var apply func(*garrison.Endpoint)
 		var err error
 		if f == garrison.GitHub {
@@ -125,8 +125,7 @@ func (s *Server) handleUpdateEndpoint(f garrison.ForgeType) http.HandlerFunc {
 			}
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		name := r.PathValue("name")
 		e, err := s.store.UpdateEndpoint(r.Context(), name, func(e *garrison.Endpoint) error {
@@ -137,10 +136,10 @@ func (s *Server) handleUpdateEndpoint(f garrison.ForgeType) http.HandlerFunc {
 			return nil
 		})
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, endpointView(e))
+		return nil
 	}
 }
 
@@ -210,24 +209,22 @@ func giteaEndpointUpdate(p apiv1.UpdateGiteaEndpointParams) (func(*garrison.Endp
 }
 
 // handleDeleteEndpoint serves DELETE /{forge}/endpoints/{name}: 204, also when missing.
-func (s *Server) handleDeleteEndpoint(f garrison.ForgeType) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeleteEndpoint(f garrison.ForgeType) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		e, err := s.endpointOfType(r, f)
 		switch {
 		case errors.Is(err, garrison.ErrNotFound):
 			writeNoContent(w)
-			return
+			return nil
 		case err != nil:
-			s.writeErr(w, r, err)
-			return
+			return err
 		case strings.EqualFold(e.Name, garrison.GitHubComEndpoint):
-			s.writeErr(w, r, invalid("the %s endpoint cannot be deleted", garrison.GitHubComEndpoint))
-			return
+			return invalid("the %s endpoint cannot be deleted", garrison.GitHubComEndpoint)
 		}
 		if err := s.store.DeleteEndpoint(r.Context(), e.Name); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeNoContent(w)
+		return nil
 	}
 }

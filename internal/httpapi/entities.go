@@ -45,8 +45,8 @@ func (s *Server) entityOfKind(r *http.Request, k entityKind) (garrison.Entity, e
 }
 
 // handleListEntities serves GET /{Ent}[?owner=&name=&endpoint=].
-func (s *Server) handleListEntities(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListEntities(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx, q := r.Context(), r.URL.Query()
 		f := store.EntityFilter{Type: k.typ, Name: q.Get("name"), Endpoint: q.Get("endpoint")}
 		if k.typ == garrison.Repository {
@@ -54,16 +54,14 @@ func (s *Server) handleListEntities(k entityKind) http.HandlerFunc {
 		}
 		ents, err := s.store.ListEntities(ctx, f)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		l := s.newLoader()
 		repos, orgs := []apiv1.Repository{}, []apiv1.Organization{}
 		for _, e := range ents {
 			v, err := l.entityView(ctx, e)
 			if err != nil {
-				s.writeErr(w, r, err)
-				return
+				return err
 			}
 			if k.typ == garrison.Repository {
 				repos = append(repos, repoView(v, e))
@@ -73,26 +71,26 @@ func (s *Server) handleListEntities(k entityKind) http.HandlerFunc {
 		}
 		if k.typ == garrison.Repository {
 			writeOK(w, repos)
-			return
+			return nil
 		}
 		writeOK(w, orgs)
+		return nil
 	}
 }
 
 // handleGetEntity serves GET /{Ent}/{id}, with pools and events.
-func (s *Server) handleGetEntity(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetEntity(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		v, err := s.detailedEntity(r.Context(), e)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, entityResponse(v, e))
+		return nil
 	}
 }
 
@@ -120,27 +118,27 @@ func (s *Server) detailedEntity(ctx context.Context, e garrison.Entity) (apiv1.O
 }
 
 // handleCreateEntity serves POST /{Ent}.
-func (s *Server) handleCreateEntity(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreateEntity(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, credsName, forge, err := s.decodeNewEntity(w, r, k)
-		if err == nil {
-			var c garrison.Credentials
-			if c, err = s.resolveCredentials(ctx, credsName, forge); err == nil {
-				e.CredentialsID = c.ID
-				e, err = s.store.CreateEntity(ctx, e)
-			}
-		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
+		}
+		c, err := s.resolveCredentials(ctx, credsName, forge)
+		if err != nil {
+			return err
+		}
+		e.CredentialsID = c.ID
+		if e, err = s.store.CreateEntity(ctx, e); err != nil {
+			return err
 		}
 		v, err := s.newLoader().entityView(ctx, e)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, entityResponse(v, e))
+		return nil
 	}
 }
 
@@ -201,36 +199,32 @@ func (s *Server) resolveCredentials(ctx context.Context, name string, forge garr
 }
 
 // handleUpdateEntity serves PUT /{Ent}/{id}.
-func (s *Server) handleUpdateEntity(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUpdateEntity(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		cur, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		var p apiv1.UpdateEntityParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		apply, err := s.entityUpdate(ctx, cur, p)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		e, err := s.store.UpdateEntity(ctx, cur.ID, apply)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		s.notifyEntity(ctx, e.ID)
 		v, err := s.newLoader().entityView(ctx, e)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, entityResponse(v, e))
+		return nil
 	}
 }
 
@@ -280,35 +274,32 @@ const forgeCallTimeout = 20 * time.Second
 
 // handleDeleteEntity serves DELETE /{Ent}/{id}[?keepWebhook=]: 400 while pools exist;
 // the managed webhook is removed best-effort unless keepWebhook.
-func (s *Server) handleDeleteEntity(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeleteEntity(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		keep, err := queryBool(r, "keepWebhook")
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		pools, err := s.store.ListPools(ctx, store.PoolFilter{EntityID: e.ID})
 		if err == nil && len(pools) > 0 {
 			err = invalid("%s has pools defined; delete them first", k.noun)
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if k.webhook && !keep {
 			s.removeWebhookBestEffort(ctx, e)
 		}
 		if err := s.store.DeleteEntity(ctx, e.ID); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeEmpty(w)
+		return nil
 	}
 }
 

@@ -10,51 +10,48 @@ import (
 )
 
 // handleListInstances serves GET /instances and GET /{Ent}/{id}/instances.
-func (s *Server) handleListInstances(k *entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListInstances(k *entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		var f store.InstanceFilter
 		if k != nil {
 			e, err := s.entityOfKind(r, *k)
 			if err != nil {
-				s.writeErr(w, r, err)
-				return
+				return err
 			}
 			f.EntityID = e.ID
 		}
 		is, err := s.store.ListInstances(r.Context(), f)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		out, err := s.newLoader().instanceViews(r.Context(), is)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, out)
+		return nil
 	}
 }
 
 // handleGetInstance serves GET /instances/{name}.
-func (s *Server) handleGetInstance(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetInstance(w http.ResponseWriter, r *http.Request) error {
 	i, err := s.store.Instance(r.Context(), r.PathValue("name"))
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	v, err := s.newLoader().instanceView(r.Context(), i, true)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, v)
+	return nil
 }
 
 // handleDeleteInstance serves DELETE /instances/{name}[?forceRemove=&bypassGHUnauthorized=].
 // The forge runner is removed first when there is one (rest-api §3.7); the instance is
 // then marked pending_delete (or pending_force_delete) for the reconciler to remove, with
 // its agent id cleared so that the reconciler does not deregister the runner again.
-func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	force, err := queryBool(r, "forceRemove")
 	var bypass bool
@@ -73,11 +70,11 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) {
 		err = s.markForDeletion(ctx, i.Name, force, removed)
 	}
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	s.notify(i.PoolID)
 	writeEmpty(w)
+	return nil
 }
 
 // checkDeletable refuses instances in states that cannot be deleted and removes the

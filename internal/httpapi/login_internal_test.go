@@ -36,7 +36,9 @@ func TestLoginFailedRefunds(t *testing.T) {
 			}
 			w := httptest.NewRecorder()
 			r := httptest.NewRequestWithContext(context.Background(), "POST", "/api/v1/auth/login", nil)
-			s.loginFailed(w, r, client, tt.err)
+			s.handle(func(w http.ResponseWriter, r *http.Request) error {
+				return s.loginFailed(w, r, client, tt.err)
+			})(w, r)
 			if w.Code != tt.status {
 				t.Fatalf("status %d, want %d", w.Code, tt.status)
 			}

@@ -104,23 +104,23 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 
 // handleMetrics serves the Prometheus handler to metrics or admin tokens, or to anyone
 // when metrics auth is disabled.
-func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.Metrics == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		writeNotFound(w)
-		return
+		return nil
 	}
 	if !s.opts.MetricsAuthDisabled {
 		ok, err := s.canReadMetrics(r)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if !ok {
 			writeAuthFailed(w)
-			return
+			return nil
 		}
 	}
 	s.opts.Metrics.ServeHTTP(w, r)
+	return nil
 }
 
 // canReadMetrics accepts a metrics token that no password reset has revoked since it was

@@ -81,18 +81,18 @@ func (s *Server) originAllowed(origin string) bool {
 
 // requireInit answers 409 init_required until the admin user exists.
 func (s *Server) requireInit(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		ok, err := s.isInitialized(r.Context())
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if !ok {
 			writeJSON(w, http.StatusConflict, errorBody{Error: "init_required", Details: "Missing superuser"})
-			return
+			return nil
 		}
 		next(w, r)
-	}
+		return nil
+	})
 }
 
 func (s *Server) isInitialized(ctx context.Context) (bool, error) {
@@ -112,42 +112,42 @@ func (s *Server) isInitialized(ctx context.Context) (bool, error) {
 // requireURLs answers 409 urls_required until the controller's metadata, callback and
 // (effective) agent URLs are set. It runs before authentication (§1.3).
 func (s *Server) requireURLs(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		c, err := s.store.Controller(r.Context())
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if !c.URLsConfigured() {
 			writeJSON(w, http.StatusConflict, errorBody{Error: "urls_required",
 				Details: "Missing required URLs. Make sure you update the metadata and callback URLs"})
-			return
+			return nil
 		}
 		next(w, r)
-	}
+		return nil
+	})
 }
 
 // requireAdmin authenticates the request (401 Authentication failed) and then requires
 // an admin (401 Not Authorized).
 func (s *Server) requireAdmin(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		u, err := s.authenticate(r)
 		var internal *internalError
 		if errors.As(err, &internal) {
-			s.writeErr(w, r, internal.err)
-			return
+			return internal.err
 		}
 		if err != nil {
 			s.log.DebugContext(r.Context(), "authentication failed", "path", r.URL.Path, "err", err)
 			writeAuthFailed(w)
-			return
+			return nil
 		}
 		if !u.IsAdmin {
 			writeJSON(w, http.StatusUnauthorized, errorBody{Error: "Not Authorized"})
-			return
+			return nil
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), userKey, u)))
-	}
+		return nil
+	})
 }
 
 // internalError marks a failure that is the server's, not the client's.

@@ -9,7 +9,7 @@ import (
 )
 
 // handleListProviders serves GET /providers from the configured providers.
-func (s *Server) handleListProviders(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) handleListProviders(w http.ResponseWriter, _ *http.Request) error {
 	out := make([]apiv1.Provider, 0, len(s.opts.Providers))
 	for _, p := range s.opts.Providers {
 		v := apiv1.Provider{Name: p.Name(), Type: p.Type(), Description: p.Description()}
@@ -22,14 +22,14 @@ func (s *Server) handleListProviders(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, v)
 	}
 	writeOK(w, out)
+	return nil
 }
 
 // handleListJobs serves GET /jobs.
-func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) error {
 	jobs, err := s.store.ListJobs(r.Context(), store.JobFilter{})
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	out := make([]apiv1.Job, 0, len(jobs))
 	for _, j := range jobs {
@@ -39,6 +39,7 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) {
 		out = append(out, jobView(j))
 	}
 	writeOK(w, out)
+	return nil
 }
 
 // notify tells the reconciler that pools changed.

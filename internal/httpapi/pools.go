@@ -13,34 +13,33 @@ import (
 )
 
 // handleListAllPools serves GET /pools.
-func (s *Server) handleListAllPools(w http.ResponseWriter, r *http.Request) {
-	s.listPools(w, r, "")
+func (s *Server) handleListAllPools(w http.ResponseWriter, r *http.Request) error {
+	return s.listPools(w, r, "")
 }
 
 // handleListEntityPools serves GET /{Ent}/{id}/pools.
-func (s *Server) handleListEntityPools(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListEntityPools(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
-		s.listPools(w, r, e.ID)
+		return s.listPools(w, r, e.ID)
 	}
 }
 
-func (s *Server) listPools(w http.ResponseWriter, r *http.Request, entityID string) {
+// listPools answers the pools of the entity with entityID, or all pools for "".
+func (s *Server) listPools(w http.ResponseWriter, r *http.Request, entityID string) error {
 	pools, err := s.store.ListPools(r.Context(), store.PoolFilter{EntityID: entityID})
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	out, err := s.newLoader().poolViews(r.Context(), pools)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, out)
+	return nil
 }
 
 // poolInPath loads the pool of the path's {poolID}; with k, the pool must also belong to
@@ -86,51 +85,47 @@ func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool,
 }
 
 // handleGetPool serves GET /pools/{poolID} and GET /{Ent}/{id}/pools/{poolID}.
-func (s *Server) handleGetPool(k *entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetPool(k *entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.poolInPath(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		v, err := s.detailedPool(r.Context(), p)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, v)
+		return nil
 	}
 }
 
 // handleCreatePool serves POST /{Ent}/{id}/pools.
-func (s *Server) handleCreatePool(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleCreatePool(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		var p apiv1.CreatePoolParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		pool, err := s.newPool(e, p)
 		if err == nil {
 			pool, err = s.store.CreatePool(ctx, pool)
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		s.notify(pool.ID)
 		v, err := s.detailedPool(ctx, pool)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, v)
+		return nil
 	}
 }
 
@@ -205,36 +200,32 @@ func checkProxy(id *uint) (uint, error) {
 
 // handleUpdatePool serves PUT /pools/{poolID} and PUT /{Ent}/{id}/pools/{poolID}, with the
 // same validation on both (R-4).
-func (s *Server) handleUpdatePool(k *entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUpdatePool(k *entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		cur, err := s.poolInPath(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		var p apiv1.UpdatePoolParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		apply, err := poolUpdate(p)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		pool, err := s.store.UpdatePool(ctx, cur.ID, apply)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		s.notify(pool.ID)
 		v, err := s.detailedPool(ctx, pool)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, v)
+		return nil
 	}
 }
 
@@ -306,13 +297,12 @@ func setNonEmpty(dst *string, v string) {
 
 // handleDeletePool serves DELETE /pools/{poolID} and DELETE /{Ent}/{id}/pools/{poolID}:
 // 404 for unknown pools on both (R-5), 400 while the pool has runners.
-func (s *Server) handleDeletePool(k *entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleDeletePool(k *entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		p, err := s.poolInPath(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		is, err := s.store.ListInstances(ctx, store.InstanceFilter{PoolID: p.ID})
 		if err == nil && len(is) > 0 {
@@ -325,33 +315,30 @@ func (s *Server) handleDeletePool(k *entityKind) http.HandlerFunc {
 			}
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		s.notify(p.ID)
 		writeEmpty(w)
+		return nil
 	}
 }
 
 var errPoolHasRunners = invalid("pool has runners")
 
 // handleListPoolInstances serves GET /pools/{poolID}/instances[?outdatedOnly=].
-func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	p, err := s.poolInPath(r, nil)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	outdated, err := queryBool(r, "outdatedOnly")
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	is, err := s.store.ListInstances(ctx, store.InstanceFilter{PoolID: p.ID})
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	if outdated {
 		kept := is[:0]
@@ -365,28 +352,27 @@ func (s *Server) handleListPoolInstances(w http.ResponseWriter, r *http.Request)
 	l := s.newLoader()
 	out, err := l.instanceViews(ctx, is)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, out)
+	return nil
 }
 
 // handleRotateRunners replaces the pool's idle runners made from an older pool definition
 // (garrison extension; `garrison pool runner rotate --outdated`).
-func (s *Server) handleRotateRunners(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleRotateRunners(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.RotateOutdated == nil {
 		writeNotFound(w)
-		return
+		return nil
 	}
 	p, err := s.poolInPath(r, nil)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	n, err := s.opts.RotateOutdated(r.Context(), p.ID)
 	if err != nil {
-		s.writeErr(w, r, err)
-		return
+		return err
 	}
 	writeOK(w, apiv1.RotateRunnersResponse{Rotated: n})
+	return nil
 }

@@ -100,13 +100,13 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		s.handleHealthz(w, r)
 	case p == "/metrics" || p == "/metrics/":
 		s.labelRoute(r, "/metrics")
-		s.handleMetrics(w, r)
+		s.handle(s.handleMetrics)(w, r)
 	case p == "/webhooks" || strings.HasPrefix(p, "/webhooks/"):
 		s.labelRoute(r, "/webhooks")
 		s.mount(s.opts.Webhooks, w, r)
 	case p == "/agent" || p == "/agent/":
 		s.labelRoute(r, "GET /agent")
-		s.onlyMethod(http.MethodGet, s.handleAgentConn)(w, r)
+		s.onlyMethod(http.MethodGet, s.handle(s.handleAgentConn))(w, r)
 	case hasPathPrefix(p, "/debug/pprof"):
 		s.labelRoute(r, "/debug/pprof")
 		s.requireInit(s.requireAdmin(func(w http.ResponseWriter, r *http.Request) {
@@ -128,10 +128,10 @@ func (s *Server) dispatchAPI(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case apiPrefix + "/first-run":
 		s.labelRoute(r, "POST "+apiPrefix+"/first-run")
-		s.onlyMethod(http.MethodPost, s.handleFirstRun)(w, r)
+		s.onlyMethod(http.MethodPost, s.handle(s.handleFirstRun))(w, r)
 	case apiPrefix + "/auth/login":
 		s.labelRoute(r, "POST "+apiPrefix+"/auth/login")
-		s.requireInit(s.onlyMethod(http.MethodPost, s.handleLogin))(w, r)
+		s.requireInit(s.onlyMethod(http.MethodPost, s.handle(s.handleLogin)))(w, r)
 	case apiPrefix + "/controller", apiPrefix + "/controller/tools/sync":
 		s.labelPattern(s.ctrlAPI, r)
 		s.requireInit(s.requireAdmin(s.ctrlAPI.ServeHTTP))(w, r)

@@ -23,52 +23,46 @@ func (s *Server) webhookRequest(ctx context.Context, insecure bool) (WebhookRequ
 }
 
 // handleInstallWebhook serves POST /{Ent}/{id}/webhook.
-func (s *Server) handleInstallWebhook(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleInstallWebhook(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		var p apiv1.InstallWebhookParams
 		if err := decode(w, r, &p); err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		if p.WebhookEndpointType != "" && p.WebhookEndpointType != "direct" {
-			s.writeErr(w, r, invalid("unsupported webhook_endpoint_type %q (only direct is supported)", p.WebhookEndpointType))
-			return
+			return invalid("unsupported webhook_endpoint_type %q (only direct is supported)", p.WebhookEndpointType)
 		}
 		req, err := s.webhookRequest(ctx, p.InsecureSSL)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		fctx, cancel := context.WithTimeout(ctx, forgeCallTimeout)
 		defer cancel()
 		info, err := s.opts.Forge.InstallWebhook(fctx, e, req)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, hookView(info))
+		return nil
 	}
 }
 
 // handleGetWebhook serves GET /{Ent}/{id}/webhook.
-func (s *Server) handleGetWebhook(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleGetWebhook(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		req, err := s.webhookRequest(ctx, false)
 		if err != nil {
-			s.writeErr(w, r, notFound("hook not found"))
-			return
+			return notFound("hook not found")
 		}
 		fctx, cancel := context.WithTimeout(ctx, forgeCallTimeout)
 		defer cancel()
@@ -77,21 +71,20 @@ func (s *Server) handleGetWebhook(k entityKind) http.HandlerFunc {
 			err = notFound("hook not found")
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeOK(w, hookView(info))
+		return nil
 	}
 }
 
 // handleUninstallWebhook serves DELETE /{Ent}/{id}/webhook.
-func (s *Server) handleUninstallWebhook(k entityKind) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) handleUninstallWebhook(k entityKind) apiHandler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		e, err := s.entityOfKind(r, k)
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		req, err := s.webhookRequest(ctx, false)
 		if err == nil {
@@ -100,10 +93,10 @@ func (s *Server) handleUninstallWebhook(k entityKind) http.HandlerFunc {
 			cancel()
 		}
 		if err != nil {
-			s.writeErr(w, r, err)
-			return
+			return err
 		}
 		writeEmpty(w)
+		return nil
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/logx"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -22,7 +23,7 @@ type Handler struct {
 	opts  Options
 	store Store
 	m     *metrics
-	logs  *logLimiter
+	logs  *logx.Limiter // keyed by Result
 	seen  *deliveries
 	cache *cache
 	bufs  sync.Pool // of *bytes.Buffer, for bodies
@@ -41,11 +42,17 @@ func New(opts Options) (*Handler, error) {
 	}
 	return &Handler{
 		opts: o, store: o.Store, m: m,
-		logs:  newLogLimiter(o.Logger, o.LogEvery, o.Now),
+		logs:  logx.NewLimiter(o.Logger, o.LogEvery, o.Now),
 		seen:  newDeliveries(o.DeliveryCache),
 		cache: newCache(o),
 		bufs:  sync.Pool{New: func() any { return new(bytes.Buffer) }},
 	}, nil
+}
+
+// logf logs msg for a delivery of result r, with a "result" attribute, at most once per
+// Options.LogEvery for each result.
+func (h *Handler) logf(ctx context.Context, level slog.Level, r Result, msg string, args ...any) {
+	h.logs.Log(ctx, level, string(r), msg, append(args, "result", string(r))...)
 }
 
 // ServeHTTP handles one delivery, whatever its method (W-1).
@@ -90,11 +97,11 @@ func (h *Handler) checkController(ctx context.Context, path string) (reply, bool
 		ours, _, err = h.cache.controllerID(ctx, true) // refuse on fresh data only
 	}
 	if err != nil {
-		h.logs.logf(ctx, slog.LevelError, ResultError, "webhook: read controller id", "err", err)
+		h.logf(ctx, slog.LevelError, ResultError, "webhook: read controller id", "err", err)
 		return errReply(ResultError, err), true
 	}
 	if !strings.EqualFold(id, ours) {
-		h.logs.logf(ctx, slog.LevelWarn, ResultWrongController, "webhook: delivery for another controller ignored", "path_controller_id", id)
+		h.logf(ctx, slog.LevelWarn, ResultWrongController, "webhook: delivery for another controller ignored", "path_controller_id", id)
 		return okReply(ResultWrongController), true
 	}
 	return reply{}, false
@@ -117,12 +124,12 @@ func (h *Handler) readBody(ctx context.Context, r *http.Request, buf *bytes.Buff
 	}
 	_, err := buf.ReadFrom(io.LimitReader(r.Body, h.opts.MaxBodyBytes+1))
 	if err == nil && int64(buf.Len()) > h.opts.MaxBodyBytes {
-		h.logs.logf(ctx, slog.LevelWarn, ResultTooLarge, "webhook: body too large", "delivery", meta.DeliveryID, "limit", h.opts.MaxBodyBytes)
+		h.logf(ctx, slog.LevelWarn, ResultTooLarge, "webhook: body too large", "delivery", meta.DeliveryID, "limit", h.opts.MaxBodyBytes)
 		return nil, reply{status: http.StatusRequestEntityTooLarge, result: ResultTooLarge,
 			details: fmt.Sprintf("request body larger than %d bytes", h.opts.MaxBodyBytes)}, false
 	}
 	if err != nil {
-		h.logs.logf(ctx, slog.LevelWarn, ResultMalformed, "webhook: read body", "delivery", meta.DeliveryID, "err", err)
+		h.logf(ctx, slog.LevelWarn, ResultMalformed, "webhook: read body", "delivery", meta.DeliveryID, "err", err)
 		return nil, errReply(ResultMalformed, garrison.Errorf(garrison.EInvalid, "cannot read request body")), false
 	}
 	return buf.Bytes(), reply{}, true
@@ -132,7 +139,7 @@ func (h *Handler) readBody(ctx context.Context, r *http.Request, buf *bytes.Buff
 func (h *Handler) delivery(ctx context.Context, hdr http.Header, meta webhook.Meta, raw []byte) reply {
 	ev, err := webhook.ParseWorkflowJob(meta, jsonPayload(hdr, raw))
 	if err != nil {
-		h.logs.logf(ctx, slog.LevelWarn, ResultMalformed, "webhook: malformed workflow_job payload",
+		h.logf(ctx, slog.LevelWarn, ResultMalformed, "webhook: malformed workflow_job payload",
 			"delivery", meta.DeliveryID, "forge", meta.Forge, "target_type", meta.TargetType, "err", garrison.MessageOf(err))
 		return errReply(ResultMalformed, err)
 	}

@@ -1,10 +1,7 @@
 package intake
 
 import (
-	"context"
 	"errors"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -84,38 +81,4 @@ func (m *metrics) observe(r Result, d time.Duration) {
 	}
 	c.Inc()
 	m.latency.Observe(d.Seconds())
-}
-
-// logLimiter logs each result at most once per interval, saying how many were suppressed.
-type logLimiter struct {
-	log   *slog.Logger
-	every time.Duration
-	now   func() time.Time
-
-	mu         sync.Mutex // guards last and suppressed
-	last       map[Result]time.Time
-	suppressed map[Result]int
-}
-
-func newLogLimiter(log *slog.Logger, every time.Duration, now func() time.Time) *logLimiter {
-	return &logLimiter{log: log, every: every, now: now, last: map[Result]time.Time{}, suppressed: map[Result]int{}}
-}
-
-// logf logs msg at level for r unless r was logged less than every ago.
-func (l *logLimiter) logf(ctx context.Context, level slog.Level, r Result, msg string, args ...any) {
-	now := l.now()
-	l.mu.Lock()
-	if last, ok := l.last[r]; ok && now.Sub(last) < l.every {
-		l.suppressed[r]++
-		l.mu.Unlock()
-		return
-	}
-	n := l.suppressed[r]
-	l.last[r], l.suppressed[r] = now, 0
-	l.mu.Unlock()
-	args = append(args, "result", string(r))
-	if n > 0 {
-		args = append(args, "suppressed", n)
-	}
-	l.log.Log(ctx, level, msg, args...)
 }

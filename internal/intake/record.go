@@ -37,7 +37,7 @@ type target struct {
 // record applies the job rules (W-9) and side effects (W-10) of a verified delivery.
 func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.Entity) reply {
 	if err := validateOwner(ev, ent); err != nil {
-		h.logs.logf(ctx, slog.LevelWarn, ResultRejected, "webhook: owner mismatch", "delivery", ev.DeliveryID, "entity", ent.FullName())
+		h.logf(ctx, slog.LevelWarn, ResultRejected, "webhook: owner mismatch", "delivery", ev.DeliveryID, "entity", ent.FullName())
 		return errReply(ResultRejected, err)
 	}
 	action := garrison.JobAction(ev.Action)
@@ -49,7 +49,7 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 		return h.storeFailure(ctx, ev, "read pools and instance", err)
 	}
 	if tg.foreign {
-		h.logs.logf(ctx, slog.LevelInfo, ResultForeignRunner, "webhook: job names a runner of another entity's pool",
+		h.logf(ctx, slog.LevelInfo, ResultForeignRunner, "webhook: job names a runner of another entity's pool",
 			"delivery", ev.DeliveryID, "entity", ent.FullName(), "job", ev.JobID, "runner", ev.RunnerName, "action", ev.Action)
 		return okReply(ResultForeignRunner)
 	}
@@ -66,15 +66,15 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 			return h.storeFailure(ctx, ev, "record job", err)
 		}
 	case errors.Is(err, errForeignJob):
-		h.logs.logf(ctx, slog.LevelInfo, ResultForeignJob, "webhook: job belongs to another entity", "delivery", ev.DeliveryID,
+		h.logf(ctx, slog.LevelInfo, ResultForeignJob, "webhook: job belongs to another entity", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
 		return okReply(ResultForeignJob)
 	case garrison.CodeOf(err) == garrison.EUnprocessable:
-		h.logs.logf(ctx, slog.LevelInfo, ResultNotRecorded, "webhook: no pool can serve the job", "delivery", ev.DeliveryID,
+		h.logf(ctx, slog.LevelInfo, ResultNotRecorded, "webhook: no pool can serve the job", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "labels", ev.Labels, "action", ev.Action)
 		return errReply(ResultNotRecorded, err)
 	case garrison.CodeOf(err) == garrison.EInvalid:
-		h.logs.logf(ctx, slog.LevelInfo, ResultRejected, "webhook: job status going backwards", "delivery", ev.DeliveryID,
+		h.logf(ctx, slog.LevelInfo, ResultRejected, "webhook: job status going backwards", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
 		return errReply(ResultRejected, err)
 	}
@@ -260,6 +260,6 @@ func (h *Handler) notify(tg target) {
 
 // storeFailure logs a store error and answers 500 without details.
 func (h *Handler) storeFailure(ctx context.Context, ev *webhook.Event, what string, err error) reply {
-	h.logs.logf(ctx, slog.LevelError, ResultError, "webhook: "+what, "delivery", ev.DeliveryID, "job", ev.JobID, "err", err)
+	h.logf(ctx, slog.LevelError, ResultError, "webhook: "+what, "delivery", ev.DeliveryID, "job", ev.JobID, "err", err)
 	return reply{status: 500, result: ResultError, err: err}
 }

@@ -46,16 +46,16 @@ func (h *Handler) resolve(ctx context.Context, hdr http.Header, raw []byte, ev *
 func (h *Handler) refuse(ctx context.Context, ev *webhook.Event, r routed) reply {
 	switch r.refused {
 	case ResultOwnerUnknown:
-		h.logs.logf(ctx, slog.LevelWarn, ResultOwnerUnknown, "webhook: no endpoint for the job's URL",
+		h.logf(ctx, slog.LevelWarn, ResultOwnerUnknown, "webhook: no endpoint for the job's URL",
 			"delivery", ev.DeliveryID, "forge", ev.Forge, "base_url", ev.BaseURL)
 		return okReply(ResultOwnerUnknown)
 	case ResultEntityUnknown:
-		h.logs.logf(ctx, slog.LevelInfo, ResultEntityUnknown, "webhook: delivery for an entity garrison does not manage",
+		h.logf(ctx, slog.LevelInfo, ResultEntityUnknown, "webhook: delivery for an entity garrison does not manage",
 			"delivery", ev.DeliveryID, "forge", ev.Forge, "target_type", ev.TargetType,
 			"owner", ev.EntityOwner, "name", ev.EntityName)
 		return okReply(ResultEntityUnknown)
 	}
-	h.logs.logf(ctx, slog.LevelWarn, ResultBadSignature, "webhook: signature check failed",
+	h.logf(ctx, slog.LevelWarn, ResultBadSignature, "webhook: signature check failed",
 		"delivery", ev.DeliveryID, "forge", ev.Forge, "entity", r.cands[0].FullName(), "reason", garrison.MessageOf(r.sigErr))
 	return errReply(ResultBadSignature, r.sigErr)
 }
