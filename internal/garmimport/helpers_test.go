@@ -10,8 +10,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,12 +44,26 @@ func copyFixture(t testing.TB) (dir, configPath string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.NewReplacer("${DATA_DIR}", dir, "${PROVIDER_DIR}", dir, "${CONFIG_DIR}", dir).Replace(string(cfg))
+	// GARM's port becomes one nobody listens on, so that the "is GARM still running"
+	// probe passes without depending on what else runs on this machine.
+	text := strings.NewReplacer("${DATA_DIR}", dir, "${PROVIDER_DIR}", dir, "${CONFIG_DIR}", dir,
+		"port = 9510", "port = "+strconv.Itoa(closedPort(t))).Replace(string(cfg))
 	configPath = filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(configPath, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return dir, configPath
+}
+
+// closedPort returns a loopback port that was free a moment ago.
+func closedPort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 func copyFile(t testing.TB, from, to string) {
