@@ -332,7 +332,9 @@ func checkJIT(t *testing.T, i garrison.Instance, w expectedInstance) {
 		}
 	}
 	var creds struct {
-		Data struct{ ClientID string `json:"ClientId"` }
+		Data struct {
+			ClientID string `json:"ClientId"`
+		}
 	}
 	decodeJITFile(t, i.JITConfig[".credentials"], &creds)
 	if creds.Data.ClientID != w.JITConfiguration.Credentials.Data.ClientID {

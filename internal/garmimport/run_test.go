@@ -73,7 +73,9 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"unsupported objects in use", func(t *testing.T, _, _ string, o *Options) { o.SkipUnsupported = false },
 			ErrBlocked, ExitBlocked, "forge instance acme-gitea not imported"},
-		{"unknown provider", func(t *testing.T, _, _ string, o *Options) { o.Providers, o.SkipUnsupported = []string{"docker"}, false },
+		{"unknown provider", func(t *testing.T, _, _ string, o *Options) {
+			o.Providers, o.SkipUnsupported = []string{"docker"}, false
+		},
 			ErrBlocked, ExitBlocked, "uses provider lxd, which garrison's config does not define"},
 		{"wrong passphrase", func(t *testing.T, _, cfg string, _ *Options) {
 			rewriteConfig(t, cfg, fixturePassphrase, "Zq8-wrongPassphrase-32chars-B2x!")
