@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
@@ -301,6 +302,11 @@ func checkInstances(t *testing.T, st store.Store, want expected) {
 			t.Errorf("instance %s status messages\n got %q\nwant %q", w.Name, got, exp)
 		}
 		checkJIT(t, i, w)
+	}
+	// GARM's updated_at is kept: the bootstrap timeout counts from it, as in GARM.
+	i, _ := st.Instance(t.Context(), "wid-e7ublmqlzzu2")
+	if want := time.Date(2026, 11, 24, 12, 44, 11, 203859000, time.UTC); !i.UpdatedAt.Equal(want) {
+		t.Errorf("updated at %v, want GARM's %v", i.UpdatedAt, want)
 	}
 }
 

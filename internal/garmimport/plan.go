@@ -33,13 +33,15 @@ type planner struct {
 	tagNames  map[string]string          // GARM tag id → the name garrison keeps
 	pools     map[string]garrison.Pool   // imported, by id
 	instances map[string]string          // imported instance id → name
+
+	unknownProviders map[string]int // provider name → pools using it that garrison lacks
 }
 
 func newPlanner(d *garmData, o Options, rep *Report, takenCreds map[uint]bool) *planner {
 	return &planner{d: d, u: newUnsealer(o.passphrase), o: o, now: o.now(), rep: rep, takenC: takenCreds,
 		endpoints: map[string]garrison.Endpoint{}, creds: map[credKey]garrison.Credentials{},
 		entities: map[string]garrison.Entity{}, skipped: map[string]string{}, tagNames: map[string]string{},
-		pools: map[string]garrison.Pool{}, instances: map[string]string{},
+		pools: map[string]garrison.Pool{}, instances: map[string]string{}, unknownProviders: map[string]int{},
 		snap: store.Snapshot{EntityEvents: map[string][]garrison.Event{}}}
 }
 
@@ -235,11 +237,19 @@ func (p *planner) warnings() {
 	if n := p.d.softDeleted; n > 0 {
 		p.rep.warnf("%d soft-deleted rows ignored", n)
 	}
-	booting := 0
+	booting, late := 0, 0
 	for _, i := range p.snap.Instances {
-		if i.RunnerStatus == garrison.RunnerPending || i.RunnerStatus == garrison.RunnerInstalling {
-			booting++
+		if i.RunnerStatus != garrison.RunnerPending && i.RunnerStatus != garrison.RunnerInstalling {
+			continue
 		}
+		booting++
+		limit := time.Duration(p.pools[i.PoolID].BootstrapTimeout()) * time.Minute
+		if i.Status == garrison.InstanceRunning && p.now.Sub(i.UpdatedAt) >= limit {
+			late++
+		}
+	}
+	if late > 0 {
+		p.rep.warnf("%d booting runners have not been heard of for longer than their pool's bootstrap timeout; garrison replaces them at its first reconcile, as GARM would", late)
 	}
 	p.jwt(booting)
 }

@@ -2,6 +2,7 @@ package garmimport
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/garrison-ci/garrison"
@@ -34,6 +35,7 @@ func (p *planner) planPools() {
 		p.snap.Pools = append(p.snap.Pools, pool)
 		p.rep.kind("pools").Imported++
 	}
+	p.reportProviders()
 	p.unusedTemplates(usedTemplates)
 	p.unusedProxies(usedProxies)
 }
@@ -73,14 +75,23 @@ func (p *planner) pool(r row) (garrison.Pool, bool) {
 		return pool, false
 	}
 	if !p.knownProvider(pool.ProviderName) {
-		if !p.o.SkipUnsupported {
-			p.rep.blockf("pool %s uses provider %s, which garrison's config does not define (with --skip-unsupported it is imported disabled)", id, pool.ProviderName)
-		} else {
-			pool.Enabled = false
-			p.rep.warnf("pool %s uses provider %s, which garrison's config does not define: imported disabled", id, pool.ProviderName)
-		}
+		p.unknownProviders[pool.ProviderName]++
+		pool.Enabled = pool.Enabled && !p.o.SkipUnsupported
 	}
 	return pool, true
+}
+
+// reportProviders reports the pools whose provider garrison's config lacks: blocking,
+// or with --skip-unsupported imported disabled.
+func (p *planner) reportProviders() {
+	for _, name := range slices.Sorted(maps.Keys(p.unknownProviders)) {
+		n := p.unknownProviders[name]
+		if p.o.SkipUnsupported {
+			p.rep.warnf("%d pools use provider %s, which garrison's config does not define: imported disabled", n, name)
+			continue
+		}
+		p.rep.blockf("%d pools use provider %s, which garrison's config does not define; add its [[provider]] to garrison's config (--config), or pass --skip-unsupported to import them disabled", n, name)
+	}
 }
 
 func (p *planner) knownProvider(name string) bool {

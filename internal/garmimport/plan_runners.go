@@ -47,10 +47,8 @@ func (p *planner) instance(r row) (garrison.Instance, bool) {
 		ProviderFault: r.bytes("provider_fault"), CreateAttempt: int(r.int("create_attempt")),
 		TokenFetched: r.bool("token_fetched"), RunnerGroup: r.str("git_hub_runner_group"),
 		Generation: uint64(r.uint("generation")), MetadataURL: r.str("metadata_url"), CallbackURL: r.str("callback_url"),
-		Heartbeat: r.time("heartbeat"), CreatedAt: r.time("created_at"),
-		// The import is the instance's last update: a booting runner gets the pool's whole
-		// bootstrap timeout from the cut-over to call back.
-		UpdatedAt: p.now}
+		// UpdatedAt is kept: garrison measures the bootstrap timeout from it, as GARM does.
+		Heartbeat: r.time("heartbeat"), CreatedAt: r.time("created_at"), UpdatedAt: r.time("updated_at")}
 	pool, ok := p.pools[in.PoolID]
 	if !ok {
 		p.skipInstance(r, in)

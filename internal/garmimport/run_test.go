@@ -6,9 +6,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -76,7 +78,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown provider", func(t *testing.T, _, _ string, o *Options) {
 			o.Providers, o.SkipUnsupported = []string{"docker"}, false
 		},
-			ErrBlocked, ExitBlocked, "uses provider lxd, which garrison's config does not define"},
+			ErrBlocked, ExitBlocked, "8 pools use provider lxd, which garrison's config does not define"},
 		{"wrong passphrase", func(t *testing.T, _, cfg string, _ *Options) {
 			rewriteConfig(t, cfg, fixturePassphrase, "Zq8-wrongPassphrase-32chars-B2x!")
 		}, ErrSource, ExitSource, "cannot decrypt github_credentials(1).payload: wrong passphrase or corrupted value"},
@@ -262,5 +264,32 @@ func TestOptions(t *testing.T) {
 			}
 			tc.check(t, st, rep)
 		})
+	}
+}
+
+// TestLateBootingRunners: booting runners GARM last heard of longer ago than their pool's
+// bootstrap timeout are announced as replaced at garrison's first reconcile.
+func TestLateBootingRunners(t *testing.T) {
+	for _, tc := range []struct {
+		now  time.Time
+		want bool
+	}{
+		{time.Date(2026, 11, 24, 12, 50, 0, 0, time.UTC), false}, // five minutes after GARM stopped
+		{time.Date(2026, 11, 24, 14, 0, 0, 0, time.UTC), true},   // over an hour later
+	} {
+		_, cfg := copyFixture(t)
+		st, _ := newTarget(t)
+		o := fixtureOptions(cfg, st)
+		o.DryRun, o.Now = true, func() time.Time { return tc.now }
+		rep, err := Run(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(rep.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "4 booting runners have not been heard of for longer than their pool's bootstrap timeout")
+		})
+		if got != tc.want {
+			t.Errorf("at %v: warned %v, want %v (%q)", tc.now, got, tc.want, rep.Warnings)
+		}
 	}
 }
