@@ -13,6 +13,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/apiclient"
 	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/forge/gitea"
 	"github.com/garrison-ci/garrison/internal/forge/github"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -49,6 +50,7 @@ func TestImportGARMServe(t *testing.T) {
 	addr := freeAddr(t)
 	out, _ := inProcessServer(t, "--data-dir", data, "--config", gcfg, "--listen", addr)
 	api := loginAsGARMAdmin(t, "http://"+addr)
+	checkGARMToken(t, "http://"+addr)
 	checkPoolsAndRunners(t, api)
 
 	waitFor(t, "the reconciler to repair every pool once", func() bool {
@@ -170,6 +172,33 @@ func loginAsGARMAdmin(t *testing.T, url string) *apiclient.Client {
 	}
 	api.SetToken(token)
 	return api
+}
+
+// checkGARMToken: a token signed with GARM's JWT secret for GARM's admin (as a garm-cli
+// profile holds) works on garrison, and `controller show` gives GARM's controller id and
+// webhook URL.
+func checkGARMToken(t *testing.T, url string) {
+	t.Helper()
+	tokens, err := auth.NewTokens([]byte(garmJWTSecret), time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokens.MintAdmin(garrison.User{ID: "13362344-1bd2-472d-96b3-fe724960aabe", Username: "admin",
+		FullName: "Acme Admin", IsAdmin: true, Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := apiclient.New(url, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := api.GetController(t.Context())
+	if err != nil {
+		t.Fatalf("a token signed with GARM's secret: %v", err)
+	}
+	if c.ControllerID != garmController || c.ControllerWebhookURL != "http://127.0.0.1:9510/webhooks/"+garmController {
+		t.Errorf("controller show: id %s, webhook URL %s", c.ControllerID, c.ControllerWebhookURL)
+	}
 }
 
 // checkPoolsAndRunners: `pool list` and `runner list` show GARM's pools and runners.
