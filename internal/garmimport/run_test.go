@@ -293,3 +293,22 @@ func TestLateBootingRunners(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateCopiesRemoved: the copies of GARM's SQLite files (secrets in them) are gone
+// after an import, a failed one included (spec IMP-8).
+func TestPrivateCopiesRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, pass := range []string{fixturePassphrase, "Zq8-wrongPassphrase-32chars-B2x!"} {
+		_, cfg := copyFixture(t)
+		rewriteConfig(t, cfg, fixturePassphrase, pass)
+		st, _ := newTarget(t)
+		if _, err := Run(t.Context(), fixtureOptions(cfg, st)); (err == nil) != (pass == fixturePassphrase) {
+			t.Fatalf("passphrase %q: %v", pass[:4], err)
+		}
+		left, err := filepath.Glob(filepath.Join(tmp, "garrison-import-garm-*"))
+		if err != nil || len(left) != 0 {
+			t.Errorf("passphrase %q: left behind %v (%v)", pass[:4], left, err)
+		}
+	}
+}
