@@ -135,3 +135,15 @@ func TestStatusMapping(t *testing.T) {
 		t.Errorf("status changes %v", rep.StatusChanges)
 	}
 }
+
+// TestPoolDefaults: a pool without runner prefix or bootstrap timeout gets GARM's
+// defaults, as GARM reports them (garm, 20 minutes).
+func TestPoolDefaults(t *testing.T) {
+	dir, cfg := copyFixture(t)
+	mutate(t, dir, `UPDATE pools SET runner_prefix = '', runner_bootstrap_timeout = 0 WHERE id = '9fa05ba7-3fa8-40cd-8594-0ccf707045c8'`)
+	_, st := runFixture(t, cfg)
+	p, err := st.Pool(t.Context(), "9fa05ba7-3fa8-40cd-8594-0ccf707045c8")
+	if err != nil || p.RunnerPrefix != garrison.DefaultRunnerPrefix || p.RunnerBootstrapTimeout != garrison.DefaultRunnerBootstrapTimeout {
+		t.Errorf("prefix %q, bootstrap timeout %d (%v)", p.RunnerPrefix, p.RunnerBootstrapTimeout, err)
+	}
+}

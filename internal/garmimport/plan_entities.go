@@ -59,6 +59,7 @@ func (p *planner) entity(table string, r row) {
 	e.CredentialsID, e.Endpoint, e.ForgeType = cred.ID, cred.Endpoint, cred.ForgeType
 	secret, ok := p.open(table, e.ID, "webhook_secret", r.bytes("webhook_secret"))
 	if !ok {
+		p.skipped[e.ID] = fmt.Sprintf("the webhook secret of its %s %s does not open", e.Type, e.FullName())
 		return
 	}
 	e.WebhookSecret = string(secret)

@@ -62,6 +62,9 @@ func (p *planner) pool(r row) (garrison.Pool, bool) {
 		ExtraSpecs: r.json("extra_specs"), RunnerGroup: r.str("git_hub_runner_group"), Priority: r.uint("priority"),
 		EnableShell: r.bool("enable_shell"), Generation: uint64(r.uint("generation")),
 		CreatedAt: r.time("created_at"), UpdatedAt: r.time("updated_at")}
+	if pool.RunnerPrefix == "" {
+		pool.RunnerPrefix = garrison.DefaultRunnerPrefix // as GARM reports it
+	}
 	if pool.RunnerBootstrapTimeout == 0 {
 		pool.RunnerBootstrapTimeout = garrison.DefaultRunnerBootstrapTimeout // as GARM reports it
 	}
