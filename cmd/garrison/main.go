@@ -52,6 +52,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newServerCmd(), newVersionCmd(), newAdminCmd(), newDevCmd(), newDemoCmd(), newBenchCmd())
+	root.AddCommand(newImportGARMCmd())
 	addClientCommands(root, stdout, stderr)
 	return root
 }

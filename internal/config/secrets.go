@@ -55,6 +55,40 @@ func LoadOrCreateSecrets(dataDir string) (s Secrets, created bool, err error) {
 	return s, true, nil
 }
 
+// SetJWTSecret replaces the JWT secret of the existing <dataDir>/secrets.toml, keeping
+// its database passphrase (garrison import-garm adopts GARM's secret, so that tokens GARM
+// issued keep working). The file is replaced atomically and stays mode 0600.
+func SetJWTSecret(dataDir, secret string) error {
+	if secret == "" {
+		return fmt.Errorf("config: %w", &FieldError{Key: "jwt_secret", Problem: "is required"})
+	}
+	path := filepath.Join(dataDir, SecretsFileName)
+	s, err := readSecrets(path)
+	if err != nil {
+		return err
+	}
+	s.JWTSecret = secret
+	tmp, err := os.CreateTemp(dataDir, ".secrets-*.tmp")
+	if err != nil {
+		return fmt.Errorf("config: writing secrets: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(encodeSecrets(s))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("config: writing secrets: %w", err)
+	}
+	return nil
+}
+
 // readSecrets loads and checks an existing secrets file.
 func readSecrets(path string) (Secrets, error) {
 	fi, err := os.Stat(path)

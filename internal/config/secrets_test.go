@@ -34,6 +34,41 @@ func TestLoadOrCreateSecrets(t *testing.T) {
 	}
 }
 
+// TestSetJWTSecret: the JWT secret is replaced, the passphrase kept, the file stays
+// private and no temporary file is left; a missing file is an error, not a new file.
+func TestSetJWTSecret(t *testing.T) {
+	dir := t.TempDir()
+	before, _, err := LoadOrCreateSecrets(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const adopted = `aF7kQ2mZ9xR4vT8wL3nB6cY1dH5gJ0sP2eU7iO4qM9tX3yK6zW1rV5bN8fG2hA0`
+	if err := SetJWTSecret(dir, adopted); err != nil {
+		t.Fatal(err)
+	}
+	after, created, err := LoadOrCreateSecrets(dir)
+	if err != nil || created {
+		t.Fatalf("reading back: created=%v err=%v", created, err)
+	}
+	if after.JWTSecret != adopted || after.DatabasePassphrase != before.DatabasePassphrase {
+		t.Fatalf("got %+v", after)
+	}
+	fi, err := os.Stat(filepath.Join(dir, SecretsFileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v", fi.Mode(), err)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".secrets-*")); len(leftovers) != 0 {
+		t.Fatalf("temporary files left: %v", leftovers)
+	}
+	empty := t.TempDir()
+	if err := SetJWTSecret(empty, adopted); err == nil {
+		t.Fatal("a data directory without secrets got a JWT secret alone")
+	}
+	if err := SetJWTSecret(dir, ""); err == nil {
+		t.Fatal("an empty secret was accepted")
+	}
+}
+
 func TestLoadOrCreateSecretsConcurrent(t *testing.T) {
 	dir := t.TempDir()
 	var (

@@ -201,8 +201,45 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
+// Snapshot is a whole installation written at once by Import: rows read from another
+// runner manager's database (garrison import-garm), their ids and timestamps kept. Secrets
+// are in clear; the backend seals them. A zero CreatedAt or UpdatedAt becomes the time of
+// the import.
+type Snapshot struct {
+	// Controller replaces the controller's id and settings (SealSalt is ignored).
+	Controller garrison.Controller
+	Users      []garrison.User
+	// Endpoints are created; one that exists already (garrison seeds github.com) is
+	// overwritten with these values, keeping its name, unless its forge type differs or
+	// credentials use it and a URL would change (ErrConflict).
+	Endpoints []garrison.Endpoint
+	// Credentials keep their IDs; later creates get IDs above them.
+	Credentials []garrison.Credentials
+	// Entities keep their IDs; Endpoint and ForgeType come from the credentials.
+	Entities []garrison.Entity
+	// EntityEvents are the events of the entities, by entity ID, oldest first.
+	EntityEvents map[string][]garrison.Event
+	// Tags keep their IDs unless a tag of the same name (case-insensitive) exists.
+	Tags []garrison.Tag
+	// Pools keep their IDs and their tags' order; tags are matched by name.
+	Pools []garrison.Pool
+	// Instances keep their IDs and names; their StatusMessages are written too.
+	Instances []garrison.Instance
+	// Jobs keep their forge ids and get new Seq values in this order.
+	Jobs []garrison.Job
+}
+
+// Importer writes a Snapshot.
+type Importer interface {
+	// Import writes s in one transaction: all of it, or nothing when it returns an
+	// error. ErrConflict if an id or a unique name is taken; ErrNotFound if a row refers
+	// to one that neither s nor the store has; ErrInvalid if a row is not valid.
+	Import(ctx context.Context, s Snapshot) error
+}
+
 // Store is everything a backend implements.
 type Store interface {
+	Importer
 	Controllers
 	Users
 	Endpoints

@@ -49,6 +49,8 @@ var dialect = &sqlstore.Dialect{
 	IsUniqueViolation:     hasCode(uniqueViolation),
 	IsForeignKeyViolation: hasCode(foreignKeyViolation),
 	IsRetryable:           hasCode(serializationFailure, deadlockDetected),
+	SyncSequence: `SELECT setval(pg_get_serial_sequence('%[1]s', '%[2]s'),
+		(SELECT COALESCE(MAX(%[2]s), 0) + 1 FROM %[1]s), false)`,
 }
 
 // hasCode reports whether an error is a PostgreSQL error with one of the SQLSTATE codes.

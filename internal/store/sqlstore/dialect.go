@@ -26,6 +26,11 @@ type Dialect struct {
 	// IsRetryable reports whether a transaction failed for a transient reason (deadlock,
 	// serialization failure) and may be retried from the start. May be nil.
 	IsRetryable func(err error) bool
+	// SyncSequence is a statement, formatted with a table and its id column, that moves
+	// the column's sequence past the largest id after rows were inserted with explicit
+	// ids (PostgreSQL identity columns); "" where the database does it itself (SQLite
+	// AUTOINCREMENT).
+	SyncSequence string
 	// PrepareStatements keeps each query prepared per connection and reuses it, for a
 	// driver that otherwise parses the SQL at every call (SQLite). Queries must be
 	// single statements with a fixed text (the store's are).
