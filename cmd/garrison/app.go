@@ -14,6 +14,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/forge/forges"
 	"github.com/garrison-ci/garrison/internal/httpapi"
 	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/intake"
@@ -30,7 +31,7 @@ type app struct {
 	store     store.Store
 	metrics   *metrics.Metrics
 	providers []*providerInfo
-	forges    *forgeHub
+	forges    *forges.Hub
 	sweeper   *sweep.Sweeper
 	pools     *reconcile.Reconciler
 	managers  *poolManagers
@@ -60,7 +61,14 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.forges = newForgeHub(a.store, a.logger, a.metrics, a.controllerWebhookURL)
+	a.forges = forges.New(forges.Options{
+		Store:        a.store,
+		Logger:       a.logger,
+		Observer:     a.metrics,
+		HookURL:      a.controllerWebhookURL,
+		HooksChanged: func(entityID string) { a.sweeper.ForgetHook(entityID) },
+		Health:       a.managers,
+	})
 	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
 	if err != nil {
 		return err
@@ -72,7 +80,6 @@ func (a *app) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.forges.hooksChanged, a.forges.health = a.sweeper.ForgetHook, a.managers
 	a.handler, err = a.newHandler(tokens)
 	return err
 }
@@ -81,7 +88,7 @@ func (a *app) wire(ctx context.Context) error {
 func (a *app) sweepOptions() sweep.Options {
 	return sweep.Options{
 		Store:      a.store,
-		Forges:     a.forges.sweepForge,
+		Forges:     a.forges.SweepForge,
 		Notify:     a.notifyPools,
 		Logger:     a.logger,
 		Interval:   a.cfg.Reconcile.SweepInterval,

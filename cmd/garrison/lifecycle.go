@@ -28,7 +28,7 @@ func (a *app) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 	return reconcile.Options{
 		Store:          a.store,
 		Providers:      provs,
-		Forges:         reconcileForges{hub: a.forges},
+		Forges:         a.forges.ReconcileForges(),
 		Tokens:         tokens,
 		InjectTemplate: injectTemplate,
 		Leases:         a.leases(),

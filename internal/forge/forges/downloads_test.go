@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestForgeHubGiteaDownloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hub := newForgeHub(st, nil, nil, func(context.Context) (string, error) { return "", nil })
+	hub := New(Options{Store: st, HookURL: func(context.Context) (string, error) { return "", nil }})
 	e := garrison.Entity{Type: garrison.Organization, Name: "acme", CredentialsID: cred.ID}
 	for range 2 {
 		ds, err := hub.RunnerDownloads(ctx, e)

@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"context"
@@ -9,8 +9,11 @@ import (
 	"github.com/garrison-ci/garrison/provider"
 )
 
+// ReconcileForges returns the hub as the reconciler's source of forges.
+func (h *Hub) ReconcileForges() reconcile.Forges { return reconcileForges{hub: h} }
+
 // reconcileForges adapts the forge hub to the reconciler's view of the forge.
-type reconcileForges struct{ hub *forgeHub }
+type reconcileForges struct{ hub *Hub }
 
 // Forge returns the reconciler's view of e's forge.
 func (f reconcileForges) Forge(ctx context.Context, e garrison.Entity) (reconcile.Forge, error) {
@@ -23,8 +26,8 @@ func (f reconcileForges) Forge(ctx context.Context, e garrison.Entity) (reconcil
 
 // reconcileForge is one entity's forge as the reconciler uses it.
 type reconcileForge struct {
-	hub *forgeHub
-	c   *forgeClients
+	hub *Hub
+	c   *credClients
 }
 
 // errGiteaJIT says Gitea runners register with tokens; the reconciler never asks for JIT

@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // InstallWebhook installs the garrison webhook on the entity's repository or organization.
-func (h *forgeHub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
+func (h *Hub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	info, err := h.installWebhook(ctx, e, req)
 	h.observe(e, credentialsCall, err)
 	if err == nil {
@@ -21,14 +21,14 @@ func (h *forgeHub) InstallWebhook(ctx context.Context, e garrison.Entity, req ht
 	return info, err
 }
 
-// noteHooksChanged tells hooksChanged that e's webhooks changed.
-func (h *forgeHub) noteHooksChanged(e garrison.Entity) {
-	if h.hooksChanged != nil {
-		h.hooksChanged(e.ID)
+// noteHooksChanged tells HooksChanged that e's webhooks changed.
+func (h *Hub) noteHooksChanged(e garrison.Entity) {
+	if h.o.HooksChanged != nil {
+		h.o.HooksChanged(e.ID)
 	}
 }
 
-func (h *forgeHub) installWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
+func (h *Hub) installWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return apiv1.HookInfo{}, err
@@ -51,7 +51,7 @@ func (h *forgeHub) installWebhook(ctx context.Context, e garrison.Entity, req ht
 }
 
 // WebhookInfo returns the garrison webhook installed on the entity, or ErrNotFound.
-func (h *forgeHub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
+func (h *Hub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return apiv1.HookInfo{}, err
@@ -71,7 +71,7 @@ func (h *forgeHub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpa
 }
 
 // UninstallWebhook removes the garrison webhook from the entity.
-func (h *forgeHub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
+func (h *Hub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	err := h.uninstallWebhook(ctx, e, req)
 	h.observe(e, credentialsCall, err)
 	if err == nil {
@@ -80,7 +80,7 @@ func (h *forgeHub) UninstallWebhook(ctx context.Context, e garrison.Entity, req 
 	return err
 }
 
-func (h *forgeHub) uninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
+func (h *Hub) uninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/garrison-ci/garrison/internal/sweep"
 )
 
-// sweepForge returns the missed-webhook sweep's view of an entity's forge: one value per
+// SweepForge returns the missed-webhook sweep's view of an entity's forge: one value per
 // credentials, so the sweep shares one budget across the entities of a credential.
-func (h *forgeHub) sweepForge(ctx context.Context, e garrison.Entity) (sweep.Forge, error) {
+func (h *Hub) SweepForge(ctx context.Context, e garrison.Entity) (sweep.Forge, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return nil, err
@@ -23,13 +23,13 @@ func (h *forgeHub) sweepForge(ctx context.Context, e garrison.Entity) (sweep.For
 		if c.gt != nil {
 			c.sweep = giteaSweep{c: c.gt, observe: h.observe}
 		} else {
-			c.sweep = &githubSweep{c: c.gh, hookURL: h.hookURL, observe: h.observe}
+			c.sweep = &githubSweep{c: c.gh, hookURL: h.o.HookURL, observe: h.observe}
 		}
 	}
 	return c.sweep, nil
 }
 
-// observeFunc records what a forge call says about its entity (forgeHub.observe).
+// observeFunc records what a forge call says about its entity (Hub.observe).
 type observeFunc func(e garrison.Entity, kind callKind, err error)
 
 // githubSweep adapts the GitHub client to sweep.Forge and sweep.Redeliverer.

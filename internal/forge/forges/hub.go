@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"context"
@@ -14,40 +14,45 @@ import (
 	"github.com/garrison-ci/garrison/provider"
 )
 
-// forgeStore is what the forge hub reads to build clients.
-type forgeStore interface {
+// Store is what the hub reads to build clients.
+type Store interface {
 	Credentials(ctx context.Context, id uint) (garrison.Credentials, error)
 	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
 }
 
-// forgeHub hands out forge clients per credentials, rebuilding a client when its
-// credentials or endpoint change. It adapts the GitHub and Gitea clients to the small
-// interfaces the API, the instance API, the sweep and the reconciler declare.
-type forgeHub struct {
-	store    forgeStore
-	logger   *slog.Logger
-	observer github.RateObserver
-	// hookURL returns the controller webhook URL that garrison installs on forges.
-	hookURL func(ctx context.Context) (string, error)
-	// hooksChanged, when set, is told that garrison installed or removed an entity's
+// Options configure a Hub. Store and HookURL are required.
+type Options struct {
+	Store    Store
+	Logger   *slog.Logger
+	Observer github.RateObserver
+	// HookURL returns the controller webhook URL that garrison installs on forges.
+	HookURL func(ctx context.Context) (string, error)
+	// HooksChanged, when set, is told that garrison installed or removed an entity's
 	// webhook (the sweep then looks the webhook up again). It must not block.
-	hooksChanged func(entityID string)
-	// health, when set, is told what forge calls say about their entity (observe).
-	health forgeHealth
-
-	mu      sync.Mutex // guards clients
-	clients map[uint]*forgeClients
+	HooksChanged func(entityID string)
+	// Health, when set, is told what forge calls say about their entity (observe).
+	Health Health
 }
 
-// forgeClients are the clients of one credentials; exactly one of gh and gt is set.
-type forgeClients struct {
+// Hub hands out forge clients per credentials, rebuilding a client when its credentials
+// or endpoint change. It adapts the GitHub and Gitea clients to the small interfaces the
+// API, the instance API, the sweep and the reconciler declare.
+type Hub struct {
+	o Options
+
+	mu      sync.Mutex // guards clients
+	clients map[uint]*credClients
+}
+
+// credClients are the clients of one credentials; exactly one of gh and gt is set.
+type credClients struct {
 	credStamp, endpointStamp time.Time
 	endpoint                 garrison.Endpoint
 	gh                       *github.Client
 	gt                       *gitea.Client
-	sweep                    sweep.Forge // built on first use; guarded by forgeHub.mu
+	sweep                    sweep.Forge // built on first use; guarded by Hub.mu
 
-	// giteaTools caches the Gitea runner downloads; guarded by forgeHub.mu.
+	// giteaTools caches the Gitea runner downloads; guarded by Hub.mu.
 	giteaTools   []provider.RunnerApplicationDownload
 	giteaToolsAt time.Time
 }
@@ -55,17 +60,18 @@ type forgeClients struct {
 // giteaToolsTTL is how long a Gitea endpoint's runner downloads are reused.
 const giteaToolsTTL = 30 * time.Minute
 
-func newForgeHub(st forgeStore, logger *slog.Logger, obs github.RateObserver, hookURL func(context.Context) (string, error)) *forgeHub {
-	return &forgeHub{store: st, logger: logger, observer: obs, hookURL: hookURL, clients: map[uint]*forgeClients{}}
+// New returns a hub with no clients yet.
+func New(o Options) *Hub {
+	return &Hub{o: o, clients: map[uint]*credClients{}}
 }
 
 // clientsFor returns the clients for an entity's credentials.
-func (h *forgeHub) clientsFor(ctx context.Context, e garrison.Entity) (*forgeClients, error) {
-	cred, err := h.store.Credentials(ctx, e.CredentialsID)
+func (h *Hub) clientsFor(ctx context.Context, e garrison.Entity) (*credClients, error) {
+	cred, err := h.o.Store.Credentials(ctx, e.CredentialsID)
 	if err != nil {
 		return nil, err
 	}
-	ep, err := h.store.Endpoint(ctx, cred.Endpoint)
+	ep, err := h.o.Store.Endpoint(ctx, cred.Endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +81,12 @@ func (h *forgeHub) clientsFor(ctx context.Context, e garrison.Entity) (*forgeCli
 	if ok && c.credStamp.Equal(cred.UpdatedAt) && c.endpointStamp.Equal(ep.UpdatedAt) {
 		return c, nil
 	}
-	c = &forgeClients{credStamp: cred.UpdatedAt, endpointStamp: ep.UpdatedAt, endpoint: ep}
+	c = &credClients{credStamp: cred.UpdatedAt, endpointStamp: ep.UpdatedAt, endpoint: ep}
 	switch cred.ForgeType {
 	case garrison.Gitea:
-		c.gt, err = gitea.New(ep, cred, gitea.Options{Logger: h.logger})
+		c.gt, err = gitea.New(ep, cred, gitea.Options{Logger: h.o.Logger})
 	default:
-		c.gh, err = github.New(ep, cred, github.Options{Logger: h.logger, Observer: h.observer})
+		c.gh, err = github.New(ep, cred, github.Options{Logger: h.o.Logger, Observer: h.o.Observer})
 	}
 	if err != nil {
 		return nil, err
@@ -93,7 +99,7 @@ func (h *forgeHub) clientsFor(ctx context.Context, e garrison.Entity) (*forgeCli
 
 // RateLimit returns the last observed core budget of GitHub credentials, without calling
 // the forge.
-func (h *forgeHub) RateLimit(credentialsID uint) (garrison.RateLimit, bool) {
+func (h *Hub) RateLimit(credentialsID uint) (garrison.RateLimit, bool) {
 	h.mu.Lock()
 	c, ok := h.clients[credentialsID]
 	h.mu.Unlock()
@@ -109,7 +115,7 @@ func (h *forgeHub) RateLimit(credentialsID uint) (garrison.RateLimit, bool) {
 }
 
 // RemoveRunner deletes a forge runner registered for e.
-func (h *forgeHub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error {
+func (h *Hub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return err
@@ -124,7 +130,7 @@ func (h *forgeHub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID 
 }
 
 // RegistrationToken returns a runner registration token for e.
-func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (string, error) {
+func (h *Hub) RegistrationToken(ctx context.Context, e garrison.Entity) (string, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return "", err
@@ -140,7 +146,7 @@ func (h *forgeHub) RegistrationToken(ctx context.Context, e garrison.Entity) (st
 }
 
 // RunnerDownloads lists the runner downloads of e's forge, in the provider wire shape.
-func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
+func (h *Hub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
 	c, err := h.clientsFor(ctx, e)
 	if err != nil {
 		return nil, err
@@ -166,7 +172,7 @@ func (h *forgeHub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]pr
 
 // giteaDownloadsCached returns the Gitea runner downloads, fetched at most every
 // giteaToolsTTL.
-func (h *forgeHub) giteaDownloadsCached(ctx context.Context, c *forgeClients) ([]provider.RunnerApplicationDownload, error) {
+func (h *Hub) giteaDownloadsCached(ctx context.Context, c *credClients) ([]provider.RunnerApplicationDownload, error) {
 	h.mu.Lock()
 	tools, at := c.giteaTools, c.giteaToolsAt
 	h.mu.Unlock()
@@ -184,7 +190,7 @@ func (h *forgeHub) giteaDownloadsCached(ctx context.Context, c *forgeClients) ([
 }
 
 // giteaDownloads lists the Gitea runner binaries of the endpoint's tools metadata URL.
-func giteaDownloads(ctx context.Context, c *forgeClients) ([]provider.RunnerApplicationDownload, error) {
+func giteaDownloads(ctx context.Context, c *credClients) ([]provider.RunnerApplicationDownload, error) {
 	url := c.endpoint.ToolsMetadataURL
 	if url == "" {
 		url = garrison.DefaultGiteaToolsURL

@@ -1,4 +1,4 @@
-package main
+package forges
 
 import (
 	"errors"
@@ -7,9 +7,9 @@ import (
 	"github.com/garrison-ci/garrison"
 )
 
-// forgeHealth records what forge calls say about an entity's pool management (the
+// Health records what forge calls say about an entity's pool management (the
 // entity's pool_manager_status); *poolManagers satisfies it. Methods must not block.
-type forgeHealth interface {
+type Health interface {
 	SetFailed(entityID, reason string)
 	Clear(entityID string)
 }
@@ -30,18 +30,18 @@ const (
 // refusal of the credentials, or (entityCall) a missing entity, marks the entity's pool
 // manager failed with the cause; any success clears that again, so the status recovers
 // on its own with the forge. Other failures (5xx, network) say nothing about the entity.
-func (h *forgeHub) observe(e garrison.Entity, kind callKind, err error) {
-	if h.health == nil || e.ID == "" {
+func (h *Hub) observe(e garrison.Entity, kind callKind, err error) {
+	if h.o.Health == nil || e.ID == "" {
 		return
 	}
 	switch {
 	case err == nil:
-		h.health.Clear(e.ID)
+		h.o.Health.Clear(e.ID)
 	case errors.Is(err, garrison.ErrUnauthorized):
-		h.health.SetFailed(e.ID, fmt.Sprintf("the forge refused the credentials %q of %s %s: %s",
+		h.o.Health.SetFailed(e.ID, fmt.Sprintf("the forge refused the credentials %q of %s %s: %s",
 			e.CredentialsName, e.Type, e.FullName(), garrison.MessageOf(err)))
 	case kind == entityCall && errors.Is(err, garrison.ErrNotFound):
-		h.health.SetFailed(e.ID, fmt.Sprintf("the forge does not know %s %s (404: it is gone or the credentials %q cannot see it): %s",
+		h.o.Health.SetFailed(e.ID, fmt.Sprintf("the forge does not know %s %s (404: it is gone or the credentials %q cannot see it): %s",
 			e.Type, e.FullName(), e.CredentialsName, garrison.MessageOf(err)))
 	}
 }

@@ -1,9 +1,10 @@
-package main
+package forges
 
 import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -19,12 +20,13 @@ import (
 type hubEnv struct {
 	sim     *forgesim.Sim
 	st      *sqlite.Store
-	hub     *forgeHub
+	hub     *Hub
 	repo    garrison.Entity
 	hookURL string
 }
 
-func newHubEnv(t *testing.T) *hubEnv {
+// newHubEnv builds the environment; the hub reports to o's HooksChanged and Health.
+func newHubEnv(t *testing.T, o Options) *hubEnv {
 	t.Helper()
 	ctx := t.Context()
 	sim := forgesim.New(forgesim.Options{})
@@ -61,24 +63,33 @@ func newHubEnv(t *testing.T) *hubEnv {
 		t.Fatal(err)
 	}
 	e := &hubEnv{sim: sim, st: st, repo: repo, hookURL: "http://127.0.0.1:1/webhooks/ctrl"}
-	e.hub = newForgeHub(st, nil, nil, func(context.Context) (string, error) { return e.hookURL, nil })
+	o.Store, o.HookURL = st, func(context.Context) (string, error) { return e.hookURL, nil }
+	e.hub = New(o)
 	return e
 }
 
 // calls counts the simulator calls to route, whatever the credential.
-func (e *hubEnv) calls(route string) int { return callsTo(e.sim, route) }
+func (e *hubEnv) calls(route string) int {
+	n := 0
+	for k, c := range e.sim.Calls() {
+		if k.Route == route {
+			n += c
+		}
+	}
+	return n
+}
 
 // TestInstalledWebhookFoundByTheNextSweep checks that the sweep, which caches that an
 // entity has no garrison webhook, looks again as soon as the API installed one.
 func TestInstalledWebhookFoundByTheNextSweep(t *testing.T) {
 	const hooks = "GET /repos/{owner}/{repo}/hooks"
 	const deliveries = "GET /repos/{owner}/{repo}/hooks/{id}/deliveries"
-	e := newHubEnv(t)
-	sw, err := sweep.New(sweep.Options{Store: e.st, Forges: e.hub.sweepForge})
+	var sw *sweep.Sweeper
+	e := newHubEnv(t, Options{HooksChanged: func(id string) { sw.ForgetHook(id) }})
+	sw, err := sweep.New(sweep.Options{Store: e.st, Forges: e.hub.SweepForge})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.hub.hooksChanged = sw.ForgetHook
 	for range 2 {
 		if _, err := sw.SweepEntity(t.Context(), e.repo); err != nil {
 			t.Fatal(err)
@@ -107,14 +118,14 @@ func TestInstalledWebhookFoundByTheNextSweep(t *testing.T) {
 // (a runner) does not, and the next successful call clears the failure.
 func TestForgeCallsReportTheEntityStatus(t *testing.T) {
 	listRunners := func(e *hubEnv) error {
-		f, err := reconcileForges{hub: e.hub}.Forge(t.Context(), e.repo)
+		f, err := e.hub.ReconcileForges().Forge(t.Context(), e.repo)
 		if err == nil {
 			_, err = f.ListRunners(t.Context(), e.repo)
 		}
 		return err
 	}
 	queuedJobs := func(e *hubEnv) error {
-		f, err := e.hub.sweepForge(t.Context(), e.repo)
+		f, err := e.hub.SweepForge(t.Context(), e.repo)
 		if err == nil {
 			_, err = f.QueuedJobs(t.Context(), e.repo)
 		}
@@ -136,10 +147,8 @@ func TestForgeCallsReportTheEntityStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newHubEnv(t)
-			pm := newPoolManagers()
-			pm.running.Store(true)
-			e.hub.health = pm
+			pm := &healthRecorder{failed: map[string]string{}}
+			e := newHubEnv(t, Options{Health: pm})
 			_ = tt.call(e)
 			tt.breakIt(e)
 			if err := tt.call(e); err == nil {
@@ -165,4 +174,31 @@ func TestForgeCallsReportTheEntityStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// healthRecorder records what the hub reports about each entity, as the server's pool
+// management status does: the last failure, until a success clears it.
+type healthRecorder struct {
+	mu     sync.Mutex // guards failed
+	failed map[string]string
+}
+
+func (r *healthRecorder) SetFailed(entityID, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failed[entityID] = reason
+}
+
+func (r *healthRecorder) Clear(entityID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.failed, entityID)
+}
+
+// Status reports whether the entity is healthy, and the failure otherwise.
+func (r *healthRecorder) Status(entityID string) (bool, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	reason, failed := r.failed[entityID]
+	return !failed, reason
 }
