@@ -11,12 +11,14 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/garrison-ci/garrison/internal/server"
 )
 
 // demoServer is a garrison server running in-process on a loopback port.
 type demoServer struct {
 	url    string
-	app    *app
+	app    *server.Server
 	cancel context.CancelFunc
 	done   chan error
 	logs   []io.Closer // closed by stop
@@ -26,15 +28,15 @@ type demoServer struct {
 // logW (closed by stop), and serves it on a free loopback port. The server keeps running
 // when ctx ends; stop ends it.
 func startDemoServer(ctx context.Context, dataDir, cfgFile string, logW io.WriteCloser) (*demoServer, error) {
-	cfg, err := loadServerConfig(serverFlags{dataDir: dataDir, configFile: cfgFile})
+	cfg, err := server.LoadConfig(server.Flags{DataDir: dataDir, ConfigFile: cfgFile})
 	if err != nil {
 		return nil, err
 	}
-	logger, closer, err := newLogger(cfg.Logging, logW)
+	logger, closer, err := server.NewLogger(cfg.Logging, logW)
 	if err != nil {
 		return nil, err
 	}
-	a, err := newApp(ctx, cfg, logger)
+	a, err := server.New(ctx, cfg, logger)
 	if err != nil {
 		closer.Close()
 		return nil, err

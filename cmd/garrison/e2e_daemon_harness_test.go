@@ -33,6 +33,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/apiv1"
 	"github.com/garrison-ci/garrison/internal/forgesim"
 	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/server"
 	"github.com/garrison-ci/garrison/internal/standin"
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/providertest"
@@ -302,7 +303,7 @@ description = "real %s daemon"
 	if err := os.WriteFile(cfgFile, []byte(cfgText), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadServerConfig(serverFlags{dataDir: filepath.Join(e.dir, "data"), configFile: cfgFile})
+	cfg, err := server.LoadConfig(server.Flags{DataDir: filepath.Join(e.dir, "data"), ConfigFile: cfgFile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,17 +311,19 @@ description = "real %s daemon"
 	if err != nil {
 		t.Fatal(err)
 	}
-	logger, closer, err := newLogger(cfg.Logging, logW)
+	logger, closer, err := server.NewLogger(cfg.Logging, logW)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.WithoutCancel(t.Context())
-	a, err := newApp(ctx, cfg, logger)
+	a, err := server.New(ctx, cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.idle.next = a.handler
-	a.handler = e.idle
+	a.Wrap(func(next http.Handler) http.Handler {
+		e.idle.next = next
+		return e.idle
+	})
 	ln, err := net.Listen("tcp", net.JoinHostPort(e.b.bridgeIP, "0"))
 	if err != nil {
 		t.Fatalf("listening on the bridge address for the server: %v", err)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -131,7 +131,7 @@ func corsProbe(key string) keyProbe {
 // listeningRE finds the listen address in the server's listening line.
 var listeningRE = regexp.MustCompile(`msg="garrison server listening" addr=(\S+)`)
 
-// probeServe runs serve with a config file with body until the test ends and returns
+// probeServe runs Run with a config file with body until the test ends and returns
 // the address it listens on. logs, if not nil, receives its log.
 func probeServe(t *testing.T, body string, logs *syncBuffer) string {
 	t.Helper()
@@ -141,7 +141,7 @@ func probeServe(t *testing.T, body string, logs *syncBuffer) string {
 	cfg := mustConfig(t, body)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, logs) }()
+	go func() { done <- Run(ctx, cfg, logs) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -24,9 +24,10 @@ import (
 	"github.com/garrison-ci/garrison/internal/sweep"
 )
 
-// app is a wired garrison server: its store, providers and HTTP handler.
-type app struct {
-	cfg       serverConfig
+// Server is a wired garrison server: its store, providers, forges, reconciler, sweep and
+// HTTP handler. New wires it, Serve runs it, Close releases the store.
+type Server struct {
+	cfg       Config
 	logger    *slog.Logger
 	store     store.Store
 	metrics   *metrics.Metrics
@@ -38,13 +39,14 @@ type app struct {
 	handler   http.Handler
 }
 
-// newApp opens the store and wires every part of the server together.
-func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, error) {
+// New opens the store and wires every part of the server together. The server does
+// nothing until Serve.
+func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
 	st, err := openServerStore(ctx, cfg.Database, logger)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, logger: logger, store: st, metrics: metrics.New(), managers: newPoolManagers()}
+	a := &Server{cfg: cfg, logger: logger, store: st, metrics: metrics.New(), managers: newPoolManagers()}
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -52,7 +54,7 @@ func newApp(ctx context.Context, cfg serverConfig, logger *slog.Logger) (*app, e
 	return a, nil
 }
 
-func (a *app) wire(ctx context.Context) error {
+func (a *Server) wire(ctx context.Context) error {
 	ctrl, err := a.adoptLegacyURLs(ctx)
 	if err != nil {
 		return err
@@ -85,7 +87,7 @@ func (a *app) wire(ctx context.Context) error {
 }
 
 // sweepOptions are the missed-webhook sweep's options, paced by [reconcile].
-func (a *app) sweepOptions() sweep.Options {
+func (a *Server) sweepOptions() sweep.Options {
 	return sweep.Options{
 		Store:      a.store,
 		Forges:     a.forges.SweepForge,
@@ -97,7 +99,7 @@ func (a *app) sweepOptions() sweep.Options {
 }
 
 // newHandler builds the HTTP side: the REST API, webhook intake and the instance API.
-func (a *app) newHandler(tokens *auth.Tokens) (http.Handler, error) {
+func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	webhooks, err := intake.New(intake.Options{
 		Store:        a.store,
 		ControllerID: a.controllerID,
@@ -123,7 +125,7 @@ func (a *app) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 }
 
 // apiOptions are the REST API's options, with the webhook and instance handlers mounted.
-func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
+func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
@@ -159,23 +161,23 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 }
 
 // notifyPools enqueues pool keys for reconciliation; it never blocks.
-func (a *app) notifyPools(poolIDs ...string) { a.pools.Notify(poolIDs...) }
+func (a *Server) notifyPools(poolIDs ...string) { a.pools.Notify(poolIDs...) }
 
 // controllerID returns this controller's id.
-func (a *app) controllerID(ctx context.Context) (string, error) {
+func (a *Server) controllerID(ctx context.Context) (string, error) {
 	c, err := a.store.Controller(ctx)
 	return c.ID, err
 }
 
 // controllerWebhookURL returns the webhook URL garrison installs on forges, "" when unset.
-func (a *app) controllerWebhookURL(ctx context.Context) (string, error) {
+func (a *Server) controllerWebhookURL(ctx context.Context) (string, error) {
 	c, err := a.store.Controller(ctx)
 	return c.WebhookURLForController(), err
 }
 
 // adoptLegacyURLs copies the [default] callback, metadata and webhook URLs of a GARM config
 // into the controller settings when those are still empty, and returns the controller.
-func (a *app) adoptLegacyURLs(ctx context.Context) (garrison.Controller, error) {
+func (a *Server) adoptLegacyURLs(ctx context.Context) (garrison.Controller, error) {
 	d := a.cfg.Default
 	if d.CallbackURL == "" && d.MetadataURL == "" && d.WebhookURL == "" {
 		return a.store.Controller(ctx)
@@ -195,7 +197,7 @@ func (a *app) adoptLegacyURLs(ctx context.Context) (garrison.Controller, error) 
 }
 
 // Serve answers HTTP requests on ln until ctx is cancelled, then shuts down gracefully.
-func (a *app) Serve(ctx context.Context, ln net.Listener) error {
+func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	var wg sync.WaitGroup
 	defer wg.Wait() // background work ends before the store is closed
 	bg, stopBackground := context.WithCancel(ctx)
@@ -242,4 +244,10 @@ func (a *app) Serve(ctx context.Context, ln net.Listener) error {
 }
 
 // Close releases the store.
-func (a *app) Close() error { return a.store.Close() }
+func (a *Server) Close() error { return a.store.Close() }
+
+// Wrap puts middleware in front of the server's HTTP handler (tests record requests on
+// their way in). Call it before Serve.
+func (a *Server) Wrap(middleware func(http.Handler) http.Handler) {
+	a.handler = middleware(a.handler)
+}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"path/filepath"
@@ -11,7 +11,7 @@ import (
 // server is the only one, so its reconciler gets none (and triages idle pools without a
 // lease write per pool).
 func TestLeasesOnlyForPostgreSQL(t *testing.T) {
-	st, err := openStore(t.Context(), config.Database{Backend: config.BackendSQLite,
+	st, err := OpenStore(t.Context(), config.Database{Backend: config.BackendSQLite,
 		SQLite: config.SQLite{DBFile: filepath.Join(t.TempDir(), "g.db")}, Passphrase: "Vq7#pL2@xR9!mK4$wT6^bN8&cJ3*zH5e"})
 	if err != nil {
 		t.Fatal(err)
@@ -21,7 +21,7 @@ func TestLeasesOnlyForPostgreSQL(t *testing.T) {
 		backend config.Backend
 		want    bool
 	}{{config.BackendSQLite, false}, {config.BackendPostgres, true}} {
-		a := &app{store: st, cfg: serverConfig{Config: &config.Config{}}}
+		a := &Server{store: st, cfg: Config{Config: &config.Config{}}}
 		a.cfg.Database.Backend = tt.backend
 		if got := a.leases() != nil; got != tt.want {
 			t.Errorf("%s: leases %v, want %v", tt.backend, got, tt.want)

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -93,12 +93,12 @@ func writeConfig(t *testing.T, body string) string {
 
 // probeConfig loads the server configuration of a config file with body, on a new data
 // directory.
-func probeConfig(t *testing.T, body string) (serverConfig, error) {
+func probeConfig(t *testing.T, body string) (Config, error) {
 	t.Helper()
-	return loadServerConfig(serverFlags{dataDir: filepath.Join(t.TempDir(), "data"), configFile: writeConfig(t, body)})
+	return LoadConfig(Flags{DataDir: filepath.Join(t.TempDir(), "data"), ConfigFile: writeConfig(t, body)})
 }
 
-func mustConfig(t *testing.T, body string) serverConfig {
+func mustConfig(t *testing.T, body string) Config {
 	t.Helper()
 	cfg, err := probeConfig(t, body)
 	if err != nil {
@@ -109,7 +109,7 @@ func mustConfig(t *testing.T, body string) serverConfig {
 
 // probeApp wires a server from a config file with body; its log (at the configured
 // level) is in the returned buffer.
-func probeApp(t *testing.T, body string) (*app, *syncBuffer) {
+func probeApp(t *testing.T, body string) (*Server, *syncBuffer) {
 	t.Helper()
 	a, logs, err := tryApp(t, mustConfig(t, body))
 	if err != nil {
@@ -119,7 +119,7 @@ func probeApp(t *testing.T, body string) (*app, *syncBuffer) {
 }
 
 // tryApp wires a server from cfg.
-func tryApp(t *testing.T, cfg serverConfig) (*app, *syncBuffer, error) {
+func tryApp(t *testing.T, cfg Config) (*Server, *syncBuffer, error) {
 	t.Helper()
 	logs := &syncBuffer{}
 	logger, file, err := newLogger(cfg.Logging, logs)
@@ -127,7 +127,7 @@ func tryApp(t *testing.T, cfg serverConfig) (*app, *syncBuffer, error) {
 		return nil, nil, err
 	}
 	t.Cleanup(func() { _ = file.Close() })
-	a, err := newApp(t.Context(), cfg, logger)
+	a, err := New(t.Context(), cfg, logger)
 	if err != nil {
 		return nil, logs, err
 	}
@@ -179,7 +179,7 @@ func differs[T comparable](t *testing.T, what string, without, with T) {
 }
 
 // serveHTTP sends a request to the app's handler and returns the response.
-func serveHTTP(a *app, method, path, token string, header http.Header) *http.Response {
+func serveHTTP(a *Server, method, path, token string, header http.Header) *http.Response {
 	req := httptest.NewRequestWithContext(context.Background(), method, path, nil)
 	for k, v := range header {
 		req.Header[k] = v
@@ -197,7 +197,7 @@ const probePassword = "probe-admin-passphrase-73%"
 
 // adminToken creates the admin user in the app's store and returns a token for it signed
 // with secret.
-func adminToken(t *testing.T, a *app, secret string) string {
+func adminToken(t *testing.T, a *Server, secret string) string {
 	t.Helper()
 	hash, err := auth.HashPassword(probePassword)
 	if err != nil {

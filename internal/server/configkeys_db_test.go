@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -84,9 +84,9 @@ func databaseProbes() map[string]keyProbe {
 }
 
 // configIn loads the server configuration of a config file with body on data.
-func configIn(t *testing.T, data, body string) serverConfig {
+func configIn(t *testing.T, data, body string) Config {
 	t.Helper()
-	cfg, err := loadServerConfig(serverFlags{dataDir: data, configFile: writeConfig(t, body)})
+	cfg, err := LoadConfig(Flags{DataDir: data, ConfigFile: writeConfig(t, body)})
 	if err != nil {
 		t.Fatal(err)
 	}

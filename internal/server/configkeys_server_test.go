@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -196,7 +196,7 @@ func metricsAndJWTProbes() map[string]keyProbe {
 
 // loginTokenTTL logs the admin in and returns the lifetime of the token it gets (its
 // expiry from the time of the login, to the hour).
-func loginTokenTTL(t *testing.T, a *app) time.Duration {
+func loginTokenTTL(t *testing.T, a *Server) time.Duration {
 	t.Helper()
 	body, _ := json.Marshal(apiv1.PasswordLoginParams{Username: "admin", Password: probePassword})
 	req := httptest.NewRequestWithContext(t.Context(), http.MethodPost, "/api/v1/auth/login", bytes.NewReader(body))

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -13,8 +13,8 @@ import (
 	"github.com/garrison-ci/garrison/internal/config"
 )
 
-// lockFileName is the lock file in the data directory.
-const lockFileName = "garrison.lock"
+// LockFileName is the lock file in the data directory.
+const LockFileName = "garrison.lock"
 
 // errLocked is wrapped by the error of a lock another process holds.
 var errLocked = errors.New("in use by another garrison server")
@@ -78,7 +78,7 @@ type serverLocks []*heldLock
 // SQLite the database's too when db_file is outside the data directory (so that two
 // servers with different data directories cannot share one database either).
 func lockServer(dataDir string, db config.Database) (serverLocks, error) {
-	dirLock, err := lockPath(filepath.Join(dataDir, lockFileName), "data directory "+dataDir)
+	dirLock, err := lockPath(filepath.Join(dataDir, LockFileName), "data directory "+dataDir)
 	if err != nil {
 		return nil, err
 	}

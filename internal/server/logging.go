@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -6,6 +6,12 @@ import (
 
 	"github.com/garrison-ci/garrison/internal/config"
 )
+
+// NewLogger builds a logger from [logging] as the server does: to the log file if one
+// is set, else to w. The closer closes the log file (a no-op without one).
+func NewLogger(c config.Logging, w io.Writer) (*slog.Logger, io.Closer, error) {
+	return newLogger(c, w)
+}
 
 // newLogger builds the server's logger from [logging]: to the log file if one is set
 // (returned, to be rotated and closed), else to stderr (the returned *logFile is nil,

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -12,12 +12,12 @@ import (
 
 // newReconciler wires the pool reconciler to the store, the providers, the forges and the
 // instance token minter.
-func (a *app) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) {
+func (a *Server) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) {
 	return reconcile.New(a.reconcileOptions(tokens))
 }
 
 // reconcileOptions are the pool reconciler's options, from the providers and [reconcile].
-func (a *app) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
+func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 	provs := reconcile.ProviderMap{}
 	for _, p := range a.providers {
 		provs[p.cfg.Name] = reconcile.ProviderEntry{
@@ -47,7 +47,7 @@ func (a *app) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 // leases returns the pool leases replicas share: PostgreSQL's. A SQLite file serves one
 // server, so it needs none, and its reconciler then triages idle pools without a write
 // per pool (see reconcile.Options.Leases).
-func (a *app) leases() reconcile.Leases {
+func (a *Server) leases() reconcile.Leases {
 	if a.cfg.Database.Backend != config.BackendPostgres {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"github.com/garrison-ci/garrison/internal/store/sqlite"
 )
 
-// openStore opens the configured backend without a statement log (a command's short
+// OpenStore opens the configured backend without a statement log (a command's short
 // use of the server's database).
-func openStore(ctx context.Context, db config.Database) (store.Store, error) {
+func OpenStore(ctx context.Context, db config.Database) (store.Store, error) {
 	return openServerStore(ctx, db, nil)
 }
 
