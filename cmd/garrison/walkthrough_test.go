@@ -320,35 +320,3 @@ func TestVersion(t *testing.T) {
 		t.Errorf("version output %q", out)
 	}
 }
-
-func TestDevForgesim(t *testing.T) {
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	var out bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"dev", "forgesim", "--listen", addr, "--token", "tok", "--repo", "acme/app"}, nil, &out, &out)
-	}()
-	var resp *http.Response
-	for i := 0; i < 500; i++ {
-		req, _ := http.NewRequest("GET", "http://"+addr+"/repos/acme/app/actions/runners", nil)
-		req.Header.Set("Authorization", "Bearer tok")
-		var err error
-		if resp, err = http.DefaultClient.Do(req); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if resp == nil {
-		cancel()
-		t.Fatalf("simulator did not come up: %s", out.String())
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("list runners on the simulator: status %d", resp.StatusCode)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("forgesim exited with %d: %s", code, out.String())
-	}
-}
