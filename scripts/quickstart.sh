@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares the README's Quick start in the current directory (the repository root when
-# you follow the README): builds bin/garrison, bin/garrison-provider-sim and
-# bin/garrison-standin-runner, and writes
+# you follow the README): builds bin/garrison, bin/garrison-dev (the forge simulator),
+# bin/garrison-provider-sim and bin/garrison-standin-runner, and writes
 #   .data/config.toml  server config: the simulation provider registered as "lxd", and
 #                      webhook management on, so garrison installs the repository's webhook;
 #   .data/sim.toml     simulation provider config: each instance boots as local processes
@@ -16,6 +16,7 @@ mkdir -p "$out/bin" "$dir/sim-state"
 (
 	cd "$src"
 	go build -o "$out/bin/garrison" ./cmd/garrison
+	go build -o "$out/bin/garrison-dev" ./cmd/garrison-dev
 	go build -o "$out/bin/garrison-standin-runner" ./cmd/garrison-standin-runner
 	go build -o "$out/bin/garrison-provider-sim" ./providers/sim
 )
@@ -43,4 +44,4 @@ description = "simulation provider standing in for LXD (replace with garm-provid
   interface_version = "v0.1.1"
 TOML
 chmod 600 "$dir/config.toml"
-echo "Built bin/garrison, bin/garrison-provider-sim and bin/garrison-standin-runner; wrote .data/config.toml and .data/sim.toml."
+echo "Built bin/garrison, bin/garrison-dev, bin/garrison-provider-sim and bin/garrison-standin-runner; wrote .data/config.toml and .data/sim.toml."

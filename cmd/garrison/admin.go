@@ -7,9 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/cli"
+	"github.com/garrison-ci/garrison/internal/server"
 )
 
 func newAdminCmd() *cobra.Command {
@@ -24,7 +23,7 @@ func newAdminCmd() *cobra.Command {
 // newPasswordResetCmd resets the admin password in the database and bumps the user's
 // token generation, which revokes every token issued before.
 func newPasswordResetCmd() *cobra.Command {
-	var f serverFlags
+	var f server.Flags
 	var username, password string
 	cmd := &cobra.Command{
 		Use:   "password-reset",
@@ -42,43 +41,20 @@ GARRISON_PASSWORD environment variable.`,
 			if password == "" {
 				return errors.New("a new password is required: use --password or GARRISON_PASSWORD")
 			}
-			cfg, err := loadServerConfig(f)
+			cfg, err := server.LoadConfig(f)
 			if err != nil {
 				return err
 			}
-			st, err := openStore(cmd.Context(), cfg.Database)
+			name, err := server.ResetPassword(cmd.Context(), cfg, username, password)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			u, err := st.UserByName(cmd.Context(), username)
-			if err != nil {
-				if errors.Is(err, garrison.ErrNotFound) {
-					return fmt.Errorf("no user %q in this database", username)
-				}
-				return err
-			}
-			if err := auth.ValidatePassword(password, u.Username, u.Email, u.FullName); err != nil {
-				return err
-			}
-			hash, err := auth.HashPassword(password)
-			if err != nil {
-				return err
-			}
-			_, err = st.UpdateUser(cmd.Context(), u.ID, func(u *garrison.User) error {
-				u.PasswordHash = hash
-				u.Generation++
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "password of %s reset; every earlier token is revoked\n", u.Username)
+			fmt.Fprintf(cmd.OutOrStdout(), "password of %s reset; every earlier token is revoked\n", name)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&f.dataDir, "data-dir", "", "the server's data directory (default $XDG_DATA_HOME/garrison)")
-	cmd.Flags().StringVar(&f.configFile, "config", "", "the server's config.toml, if it uses one")
+	cmd.Flags().StringVar(&f.DataDir, "data-dir", "", "the server's data directory (default $XDG_DATA_HOME/garrison)")
+	cmd.Flags().StringVar(&f.ConfigFile, "config", "", "the server's config.toml, if it uses one")
 	cmd.Flags().StringVar(&username, "username", "admin", "the admin user name")
 	cmd.Flags().StringVar(&password, "password", "", "the new password (or GARRISON_PASSWORD)")
 	return cmd

@@ -8,16 +8,12 @@ import (
 	"github.com/garrison-ci/garrison/internal/cli"
 )
 
-// addClientCommands attaches the garm-cli compatible client commands to root, plus the
-// commands of this binary that extend them (provider check). It then makes every command
-// of root's tree that only groups subcommands refuse an unknown one (exit status 1, with
-// suggestions), cobra's completion command included, which is otherwise added later.
+// addClientCommands attaches the garm-cli compatible client commands to root. It then
+// makes every command of root's tree that only groups subcommands refuse an unknown one
+// (exit status 1, with suggestions), cobra's completion command included, which is
+// otherwise added later.
 func addClientCommands(root *cobra.Command, stdout, stderr io.Writer) {
-	cmds := cli.Commands(cli.Options{Stdout: stdout, Stderr: stderr})
-	if p := cli.Find(cmds, "provider"); p != nil {
-		p.AddCommand(newProviderCheckCmd())
-	}
-	root.AddCommand(cmds...)
+	root.AddCommand(cli.Commands(cli.Options{Stdout: stdout, Stderr: stderr})...)
 	root.InitDefaultCompletionCmd()
 	cli.RejectUnknownSubcommands(root)
 }

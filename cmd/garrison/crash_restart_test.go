@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/testbed"
 )
 
 // crashTestEnv enables TestCrashRestart (it takes about three minutes);
@@ -67,15 +67,15 @@ func TestCrashRestart(t *testing.T) {
 
 	c.redeliverFailed(t)
 	eventuallyWithin(t, 3*time.Minute, "every job completed", func() (bool, string) {
-		done := c.completedJobs(ids)
-		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s", done, len(ids), c.runnerCounts(ctx))
+		done := c.CompletedJobs(ids)
+		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s", done, len(ids), c.RunnerCounts(ctx))
 	})
 	t.Logf("every job completed %s after the first was queued", time.Since(start).Round(time.Second))
 	eventually(t, "the ledger to agree with the forge", func() (bool, string) { return c.ledgerSettled(t, ids) })
-	if err := c.scaleDown(ctx); err != nil {
+	if err := c.ScaleDown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.expectNoLeaks(t)
+	expectNoLeaks(t, c.Bed)
 	t.Logf("scaled down, nothing left, %s after the first job was queued", time.Since(start).Round(time.Second))
 	if err := c.srv.stop(); err != nil {
 		t.Errorf("final server stop: %v", err)
@@ -98,68 +98,51 @@ func crashSeed(t *testing.T) uint64 {
 	return seed
 }
 
-// crashRun is the demo's assembly with the server as a child process.
+// crashRun is a testbed with the server as a child process.
 type crashRun struct {
-	*e2eEnv
+	*testbed.Bed
 	srv *crashServer
 }
 
-// newCrashRun writes the demo's files, starts the forge simulator and the server, and
+// newCrashRun writes the testbed's files, starts the forge simulator and the server, and
 // sets up the demo's repository and pools through the REST API.
 func newCrashRun(t *testing.T) *crashRun {
 	t.Helper()
-	base := t.TempDir()
-	d := &demo{
-		opts: demoOptions{jobs: 1, jobDuration: 500 * time.Millisecond, bootDelay: 50 * time.Millisecond,
-			timeout: e2eDeadline, self: helperSelf(t)},
-		out: io.Discard, dir: filepath.Join(base, "crash"), pat: "ghp_crash" + randomToken(12), queued: map[int64]time.Time{},
-	}
-	if err := os.Mkdir(d.dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := d.writeFiles()
+	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: 50 * time.Millisecond,
+		BaseDir: t.TempDir(), Tools: helperTools(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.startSim(); err != nil {
-		t.Fatal(err)
-	}
-	c := &crashRun{e2eEnv: &e2eEnv{demo: d}}
-	c.srv = newCrashServer(t, d.path("data"), freeAddr(t), cfg, d.path("server.log"))
+	c := &crashRun{Bed: b}
+	c.srv = newCrashServer(t, b.Path("data"), freeAddr(t), b.ConfigFile(), b.Path("server.log"))
 	t.Cleanup(func() { c.close(t) })
 	if err := c.srv.start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	d.srv = &demoServer{url: c.srv.url} // the demo's setup only reads its URL
-	if err := d.setup(t.Context()); err != nil {
+	b.URL = c.srv.url
+	if err := b.Setup(t.Context()); err != nil {
 		t.Fatalf("setting up: %v", err)
 	}
 	return c
 }
 
-// close kills the server, removes every simulated instance (killing its processes) and
-// stops the simulator, logging the server's log on failure.
+// close kills the server, removes every simulated instance (killing its processes),
+// stops the simulator and removes the testbed, logging the server's log on failure.
 func (c *crashRun) close(t *testing.T) {
 	if t.Failed() {
 		c.logInstances(t)
 	}
 	c.srv.kill()
 	if t.Failed() {
-		b, _ := os.ReadFile(c.path("server.log"))
+		b, _ := os.ReadFile(c.Path("server.log"))
 		if len(b) > 30000 {
 			b = b[len(b)-30000:]
 		}
 		t.Logf("server log (tail):\n%s", b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), demoCleanupTimeout)
-	defer cancel()
-	if c.ctrlID != "" {
-		if err := c.removeAllInstances(ctx); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
+	if err := c.Close(false); err != nil {
+		t.Errorf("cleanup: %v", err)
 	}
-	_ = c.simSrv.Shutdown(ctx)
-	_ = c.sim.Close()
 }
 
 // queue queues n jobs with the demo's label sets in turn and random short durations.
@@ -167,13 +150,13 @@ func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
 	t.Helper()
 	ids := make([]int64, 0, n)
 	for range n {
-		labels := demoLabels[len(c.queued)%len(demoLabels)]
+		labels := testbed.DemoLabels[len(c.Queued)%len(testbed.DemoLabels)]
 		d := 200*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))
-		id, err := c.sim.QueueJobFor(demoRepo, d, labels...)
+		id, err := c.Sim.QueueJobFor(testbed.Repo, d, labels...)
 		if err != nil {
 			t.Fatalf("queueing a job: %v", err)
 		}
-		c.queued[id] = time.Now()
+		c.Queued[id] = time.Now()
 		ids = append(ids, id)
 	}
 	return ids
@@ -183,20 +166,20 @@ func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
 // repository's hook that got no 2xx answer (as the missed-webhook sweep would).
 func (c *crashRun) redeliverFailed(t *testing.T) {
 	t.Helper()
-	if err := c.sim.WaitDeliveries(t.Context()); err != nil {
+	if err := c.Sim.WaitDeliveries(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, d := range c.sim.Deliveries() {
+	for _, d := range c.Sim.Deliveries() {
 		if d.OK() || d.Event != "workflow_job" {
 			continue
 		}
-		url := fmt.Sprintf("%s/repos/%s/hooks/%d/deliveries/%d/attempts", c.sim.URL(), demoRepo, d.HookID, d.ID)
+		url := fmt.Sprintf("%s/repos/%s/hooks/%d/deliveries/%d/attempts", c.Sim.URL(), testbed.Repo, d.HookID, d.ID)
 		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Authorization", "Bearer "+c.pat)
+		req.Header.Set("Authorization", "Bearer "+c.PAT)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatalf("redelivering %d: %v", d.ID, err)
@@ -214,7 +197,7 @@ func (c *crashRun) redeliverFailed(t *testing.T) {
 // or running, now that the forge completed them all.
 func (c *crashRun) ledgerSettled(t *testing.T, ids []int64) (bool, string) {
 	t.Helper()
-	jobs, err := c.api.ListJobs(t.Context())
+	jobs, err := c.API.ListJobs(t.Context())
 	if err != nil {
 		return false, err.Error()
 	}
@@ -239,16 +222,16 @@ func unfinished(j apiv1.Job) bool { return j.Status == "queued" || j.Status == "
 func (c *crashRun) logInstances(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if insts, err := c.api.ListInstances(ctx); err == nil {
+	if insts, err := c.API.ListInstances(ctx); err == nil {
 		for _, in := range insts {
 			last := ""
 			if n := len(in.StatusMessages); n > 0 {
 				last = in.StatusMessages[n-1].Message
 			}
-			t.Logf("instance %s %s: %s", in.Name, runnerState(in), last)
+			t.Logf("instance %s %s: %s", in.Name, testbed.RunnerState(in), last)
 		}
 	}
-	logs, _ := filepath.Glob(c.path("sim-state", "boot", "*", "boot.log"))
+	logs, _ := filepath.Glob(c.Path("sim-state", "boot", "*", "boot.log"))
 	for _, l := range logs {
 		b, _ := os.ReadFile(l)
 		if len(b) > 1500 {

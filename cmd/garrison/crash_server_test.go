@@ -13,7 +13,7 @@ import (
 )
 
 // crashServer runs `garrison server` as a child process (this test binary playing the
-// garrison binary, see TestDemoHelperProcess) on a fixed data directory and port, so
+// garrison binary, see TestHelperProcess) on a fixed data directory and port, so
 // that it can be killed and started again as the same server.
 type crashServer struct {
 	argv []string
@@ -38,7 +38,7 @@ func newCrashServer(t *testing.T, dataDir, addr, cfg, logPath string) *crashServ
 	}
 	t.Cleanup(func() { log.Close() })
 	return &crashServer{
-		argv: []string{exe, "-test.run=^TestDemoHelperProcess$", "--",
+		argv: []string{exe, "-test.run=^TestHelperProcess$", "--",
 			"server", "--data-dir", dataDir, "--listen", addr, "--config", cfg},
 		log: log, url: "http://" + addr,
 	}
@@ -47,7 +47,7 @@ func newCrashServer(t *testing.T, dataDir, addr, cfg, logPath string) *crashServ
 // start starts the server and waits until it answers /healthz.
 func (s *crashServer) start(ctx context.Context) error {
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
-	cmd.Env = append(os.Environ(), demoHelperEnv+"=1")
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the server: %w", err)

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/server"
 )
 
 // inProcessServer runs `garrison server` with args in-process until its listening line
@@ -72,11 +72,11 @@ func TestFirstRunHint(t *testing.T) {
 // createAdmin stores an admin user in the server database of data.
 func createAdmin(t *testing.T, data string) {
 	t.Helper()
-	cfg, err := loadServerConfig(serverFlags{dataDir: data})
+	cfg, err := server.LoadConfig(server.Flags{DataDir: data})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openStore(t.Context(), cfg.Database)
+	st, err := server.OpenStore(t.Context(), cfg.Database)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,27 +88,5 @@ func createAdmin(t *testing.T, data string) {
 	if _, err := st.CreateAdmin(t.Context(), garrison.User{Username: "admin", Email: "admin@example.com",
 		PasswordHash: hash, Enabled: true, IsAdmin: true}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestListenURL(t *testing.T) {
-	tests := []struct {
-		addr string
-		tls  bool
-		want string
-	}{
-		{"127.0.0.1:9997", false, "http://127.0.0.1:9997"},
-		{"0.0.0.0:9997", false, "http://127.0.0.1:9997"},
-		{"[::]:9997", true, "https://[::1]:9997"},
-		{"192.0.2.7:443", true, "https://192.0.2.7:443"},
-	}
-	for _, tt := range tests {
-		addr, err := net.ResolveTCPAddr("tcp", tt.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := listenURL(addr, tt.tls); got != tt.want {
-			t.Errorf("listenURL(%s, %v) = %q, want %q", tt.addr, tt.tls, got, tt.want)
-		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/config"
 	"github.com/garrison-ci/garrison/internal/forgesim"
 	"github.com/garrison-ci/garrison/internal/garmimport"
+	"github.com/garrison-ci/garrison/internal/server"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -239,11 +240,11 @@ func TestImportGARMCommand(t *testing.T) {
 // readImported opens garrison's store of data (the server's resolution) for a look.
 func readImported(t *testing.T, data, gcfg string, fn func(st store.Store)) {
 	t.Helper()
-	cfg, err := loadServerConfig(serverFlags{dataDir: data, configFile: gcfg})
+	cfg, err := server.LoadConfig(server.Flags{DataDir: data, ConfigFile: gcfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openStore(t.Context(), cfg.Database)
+	st, err := server.OpenStore(t.Context(), cfg.Database)
 	if err != nil {
 		t.Fatal(err)
 	}

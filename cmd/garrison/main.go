@@ -1,5 +1,7 @@
 // Command garrison is the garrison runner manager: `garrison server` runs the controller,
-// and the other subcommands are its command-line client (a superset of garm-cli's).
+// and the other subcommands are its command-line client (a superset of garm-cli's). The
+// development tools (demo, benchmark, forge simulator, provider check) are in
+// cmd/garrison-dev.
 package main
 
 import (
@@ -51,7 +53,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newServerCmd(), newVersionCmd(), newAdminCmd(), newDevCmd(), newDemoCmd(), newBenchCmd())
+	root.AddCommand(newServerCmd(), newVersionCmd(), newAdminCmd())
 	root.AddCommand(newImportGARMCmd())
 	addClientCommands(root, stdout, stderr)
 	return root

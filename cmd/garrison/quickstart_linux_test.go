@@ -202,7 +202,7 @@ func (q *quickStart) simJobs() []forgesim.JobJSON {
 	return jobs
 }
 
-// removeInstances ends the simulated runners' processes, as `garrison demo` does.
+// removeInstances ends the simulated runners' processes, as `garrison-dev demo` does.
 func (q *quickStart) removeInstances() {
 	if q.ctrlID == "" {
 		return

@@ -3,25 +3,11 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/garrison-ci/garrison/internal/server"
 )
-
-// version is set at build time with -ldflags "-X main.version=v1.2.3"; otherwise it is
-// derived from the module build information.
-var version = ""
-
-// Version returns garrison's version string.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "v0.0.0-dev"
-}
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
@@ -29,7 +15,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the garrison version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "garrison %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(cmd.OutOrStdout(), "garrison %s (%s, %s/%s)\n", server.Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
-
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/garrison-ci/garrison"
 	"net"
 	"net/http"
 	"os"
@@ -321,69 +318,5 @@ func TestVersion(t *testing.T) {
 	out := runCLI(t, "version")
 	if !strings.HasPrefix(out, "garrison ") {
 		t.Errorf("version output %q", out)
-	}
-}
-
-func TestDevForgesim(t *testing.T) {
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	var out bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"dev", "forgesim", "--listen", addr, "--token", "tok", "--repo", "acme/app"}, nil, &out, &out)
-	}()
-	var resp *http.Response
-	for i := 0; i < 500; i++ {
-		req, _ := http.NewRequest("GET", "http://"+addr+"/repos/acme/app/actions/runners", nil)
-		req.Header.Set("Authorization", "Bearer tok")
-		var err error
-		if resp, err = http.DefaultClient.Do(req); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if resp == nil {
-		cancel()
-		t.Fatalf("simulator did not come up: %s", out.String())
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("list runners on the simulator: status %d", resp.StatusCode)
-	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("forgesim exited with %d: %s", code, out.String())
-	}
-}
-
-func TestPoolManagersStatus(t *testing.T) {
-	p := newPoolManagers()
-	if ok, why := p.Status("e1"); ok || why == "" {
-		t.Errorf("before the reconciler runs: %v %q", ok, why)
-	}
-	p.running.Store(true)
-	if ok, why := p.Status("e1"); !ok || why != "" {
-		t.Errorf("running: %v %q", ok, why)
-	}
-	p.SetFailed("e1", "forge refused the credentials")
-	if ok, why := p.Status("e1"); ok || why != "forge refused the credentials" {
-		t.Errorf("failed: %v %q", ok, why)
-	}
-	if ok, _ := p.Status("e2"); !ok {
-		t.Error("a failure of one entity leaked to another")
-	}
-	p.Clear("e1")
-	if ok, _ := p.Status("e1"); !ok {
-		t.Error("cleared failure still reported")
-	}
-	broken := garrison.Pool{ID: "p1", EntityID: "e1"}
-	p.PoolStatus(broken, errors.New("no provider lxd"))
-	p.PoolStatus(garrison.Pool{ID: "p2", EntityID: "e1"}, nil)
-	if ok, why := p.Status("e1"); ok || why != "pool p1: no provider lxd" {
-		t.Errorf("a healthy pool hid a broken one: %v %q", ok, why)
-	}
-	p.PoolStatus(broken, nil)
-	if ok, why := p.Status("e1"); !ok {
-		t.Errorf("repaired pool still reported: %q", why)
 	}
 }

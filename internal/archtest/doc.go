@@ -1,4 +1,5 @@
-// Package archtest holds the test that keeps garrison's package layering honest: the domain
+// Package archtest holds the tests that keep garrison's package layering honest: the domain
 // and the public provider packages import only the standard library, adapters never import
-// each other, and only cmd/ wires concrete adapters together.
+// each other, only internal/server wires concrete adapters together, cmd/ only wires
+// commands to packages, and the production binary links none of the development kit.
 package archtest

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,7 +106,7 @@ func TestAdaptersDoNotImportEachOther(t *testing.T) {
 		for _, imp := range p.Imports {
 			for _, b := range adapters {
 				if b != a && (imp == qualify(b) || strings.HasPrefix(imp, qualify(b)+"/")) {
-					t.Errorf("adapter %s imports adapter %s; wire them in cmd/ instead", a, b)
+					t.Errorf("adapter %s imports adapter %s; wire them in internal/server instead", a, b)
 				}
 			}
 		}
@@ -131,13 +132,20 @@ func TestProviderContractIsSelfContained(t *testing.T) {
 	}
 }
 
-func TestOnlyCmdWiresSeveralAdapters(t *testing.T) {
+// compositionRoots may import several adapters, and which: internal/server wires the
+// production ones (any), the forge hub the two forge clients (and the REST API's webhook
+// request), and the development kit the simulator and the API client.
+var compositionRoots = map[string][]string{
+	"internal/server":       nil,
+	"internal/forge/forges": {"internal/forge/github", "internal/forge/gitea", "internal/httpapi"},
+	"internal/testbed":      {"internal/forgesim", "internal/apiclient"},
+	"internal/bench":        {"internal/forgesim", "internal/apiclient"},
+}
+
+func TestOnlyCompositionRootsWireSeveralAdapters(t *testing.T) {
 	pkgs := listPackages(t)
 	for path, p := range pkgs {
 		r := rel(path)
-		if strings.HasPrefix(r, "cmd/") {
-			continue
-		}
 		var used []string
 		for _, imp := range p.Imports {
 			for _, a := range adapters {
@@ -146,8 +154,17 @@ func TestOnlyCmdWiresSeveralAdapters(t *testing.T) {
 				}
 			}
 		}
-		if len(used) > 1 {
-			t.Errorf("%s imports several adapters (%s); only cmd/ may wire them", r, strings.Join(used, ", "))
+		allowed, isRoot := compositionRoots[r]
+		switch {
+		case isRoot && allowed == nil:
+		case isRoot:
+			for _, a := range used {
+				if !slices.Contains(allowed, a) {
+					t.Errorf("%s imports adapter %s; it may wire only %s", r, a, strings.Join(allowed, ", "))
+				}
+			}
+		case len(used) > 1:
+			t.Errorf("%s imports several adapters (%s); only internal/server may wire them", r, strings.Join(used, ", "))
 		}
 	}
 }

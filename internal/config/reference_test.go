@@ -36,7 +36,7 @@ func TestReferenceExample(t *testing.T) {
 // TestReferenceDocumentsEveryKey: the key tables of REFERENCE.md name exactly the keys
 // the decoder knows, and its table of ignored GARM settings names exactly the settings
 // that are ignored with a warning. A new key must be documented (and given an effect:
-// see cmd/garrison's TestEveryConfigKeyHasAnEffect).
+// see internal/server's TestEveryConfigKeyHasAnEffect).
 func TestReferenceDocumentsEveryKey(t *testing.T) {
 	doc, err := os.ReadFile("REFERENCE.md")
 	if err != nil {

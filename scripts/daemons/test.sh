@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI step: sets up the real Incus and Docker daemons, runs the provider
 # daemon tests (conformance kit + boot checks) and the end-to-end tests
-# (cmd/garrison TestDaemonE2E*: server + forge simulator + real provider,
+# (internal/testbed TestDaemonE2E*: server + forge simulator + real provider,
 # 10 jobs per provider, queued→idle timings) against them and always cleans
 # up; fails if the tests or the N-6 network checks fail.
 #
@@ -29,7 +29,7 @@ set +a
 (cd "$here/../.." && GARRISON_TEST_DAEMONS=1 go test -race -count=1 -run '^TestDaemon' -v \
 	./providers/incus/ ./providers/docker/)
 rc=$?
-(cd "$here/../.." && GARRISON_TEST_DAEMONS=1 go test -race -count=1 -run '^TestDaemonE2E' -v ./cmd/garrison/) || rc=1
+(cd "$here/../.." && GARRISON_TEST_DAEMONS=1 go test -race -count=1 -run '^TestDaemonE2E' -v ./internal/testbed/) || rc=1
 t2=$SECONDS
 "$here/cleanup.sh" || rc=1
 log "daemon tests: setup $((t1 - t0)) s, tests $((t2 - t1)) s, cleanup $((SECONDS - t2)) s, exit $rc"

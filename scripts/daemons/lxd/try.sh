@@ -4,7 +4,7 @@
 # explicit preseed (bridge lxdbr0 on the fixed subnet 10.214.0.1/24, no NAT,
 # no routing, no IPv6, dir pool; never `lxd init --auto`/`--minimal`),
 # imports the cached runner image of ../image.sh, creates the flavor profile
-# garrison-small, runs `garrison provider check` and the GARRISON_TEST_LXD
+# garrison-small, runs `garrison-dev provider check` and the GARRISON_TEST_LXD
 # tests of providers/incus, then removes everything it created (instances,
 # image, profile, pool, network, daemon, state) and, with --purge, the
 # package. N-6 checks before and after (real-daemons.md §1).
@@ -129,8 +129,8 @@ if [ -z "$exe" ]; then
 	go build -o "$exe" ./providers/incus || die "building the provider failed"
 fi
 printf 'unix_socket_path = "%s"\ninclude_default_profile = true\n' "$LXD_SOCKET" >"$LXD_RUN/lxd.toml"
-log "garrison provider check against LXD"
-go run ./cmd/garrison provider check --executable "$exe" --config "$LXD_RUN/lxd.toml" \
+log "garrison-dev provider check against LXD"
+go run ./cmd/garrison-dev provider check --executable "$exe" --config "$LXD_RUN/lxd.toml" \
 	--image "$INCUS_IMAGE_ALIAS" --flavor "$LXD_FLAVOR" || rc=1
 log "GARRISON_TEST_LXD tests (conformance kit + boot check)"
 GARRISON_TEST_LXD=1 GARRISON_LXD_SOCKET=$LXD_SOCKET GARRISON_LXD_IMAGE=$INCUS_IMAGE_ALIAS \

@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/garrison-ci/garrison/internal/forgesim"
+)
+
+// msOf is d in milliseconds, to 0.1 ms.
+func msOf(d time.Duration) float64 { return round1(float64(d.Microseconds()) / 1000) }
+
+// Scale scenario bounds.
+const (
+	benchFleetTimeout     = 20 * time.Minute // building the fleet
+	benchReconcileTimeout = 10 * time.Minute // waiting for every pool's repair after a restart
+)
+
+// runScale builds 10,000 idle instances (scaled) across 1,000 pools (scaled),
+// restarts the server gracefully to time one full reconcile, then measures it idle for
+// half of --duration and under 10% churn per minute for the other half.
+func runScale(ctx context.Context, e *env, r *Result) error {
+	if err := e.buildFleet(ctx, r); err != nil {
+		return err
+	}
+	if err := e.server.stop(); err != nil {
+		return err
+	}
+	d, err := e.restartAndReconcile(ctx)
+	if err != nil {
+		return err
+	}
+	r.FullReconcileMS = ptr(msOf(d.plannedPass))
+	r.FullRepairMS = ptr(msOf(d.repairedPass))
+	half := e.o.Duration / 2
+	fmt.Fprintf(e.out, "after a graceful restart: every pool reconciled in %s, repaired in %s; idle for %s\n",
+		d.plannedPass, d.repairedPass, half)
+	before, err := e.server.stats()
+	if err != nil {
+		return err
+	}
+	e.profileWindow(ctx, half)
+	if err := sleepCtx(ctx, half); err != nil {
+		return err
+	}
+	mid, err := e.server.stats()
+	if err != nil {
+		return err
+	}
+	r.setProc(before, mid, half)
+	if err := e.waitProfile(); err != nil {
+		fmt.Fprintln(e.out, err)
+	}
+	e.profileWindowTo(ctx, half, churnProfile(e.o.CPUProfile))
+	fmt.Fprintf(e.out, "churning 10%% of the instances per minute for %s\n", half)
+	churned, err := e.churn(ctx, half)
+	if err != nil {
+		return err
+	}
+	after, err := e.server.stats()
+	if err != nil {
+		return err
+	}
+	var churnR Result
+	churnR.setProc(mid, after, half)
+	r.PeakRSSMB = churnR.PeakRSSMB
+	r.note("idle: %.2f%% of a core over %s; churn (%d instances deleted through the API): %.2f%% of a core, %.2fs CPU over %s",
+		*r.CPUPercentOfCore, half, churned, *churnR.CPUPercentOfCore, *churnR.CPUSeconds, half)
+	return nil
+}
+
+// churnProfile is where scale's churn half is profiled: FILE.churn beside FILE.
+func churnProfile(file string) string {
+	if file == "" {
+		return ""
+	}
+	return file + ".churn"
+}
+
+// runRestart builds scale's fleet, kills the server (SIGKILL) and restarts it, and
+// times until every pool was reconciled, then repaired.
+func runRestart(ctx context.Context, e *env, r *Result) error {
+	if err := e.buildFleet(ctx, r); err != nil {
+		return err
+	}
+	if err := e.server.kill(); err != nil {
+		return err
+	}
+	d, err := e.restartAndReconcile(ctx)
+	if err != nil {
+		return err
+	}
+	r.RestartReconciledS = ptr(round2(d.plannedFromStart.Seconds()))
+	r.RestartRepairedS = ptr(round2(d.repairedFromStart.Seconds()))
+	r.FullReconcileMS = ptr(msOf(d.plannedPass))
+	r.FullRepairMS = ptr(msOf(d.repairedPass))
+	st, err := e.server.stats()
+	if err == nil {
+		r.PeakRSSMB = ptr(round1(float64(st.hwmKB) / 1024))
+		r.CPUSeconds = ptr(round2(st.cpu.Seconds()))
+	}
+	return nil
+}
+
+// buildFleet creates the pools with min idle runners so that they hold the instances,
+// and waits until garrison reports them all running.
+func (e *env) buildFleet(ctx context.Context, r *Result) error {
+	// 10,000 JIT configs and their listings exceed a PAT's 5,000 calls an hour: the
+	// simulator allows what a GitHub App on Enterprise Cloud gets (15,000).
+	e.Sim.SetRateLimit(forgesim.RateLimitOptions{Limit: 15000})
+	pools, insts := e.o.scaled(1000, 2), e.o.scaled(10000, 20)
+	per := uint(max(1, insts/pools))
+	repos, err := e.setupRepos(ctx, (pools+9)/10, false)
+	if err != nil {
+		return err
+	}
+	if err := e.createPools(ctx, repos, benchPoolSpec{perRepo: 10, max: per, minIdle: per}); err != nil {
+		return err
+	}
+	// Every pool made holds instances (the last repository's too), so all are counted.
+	want := len(e.pools) * int(per)
+	r.Repos, r.Pools, r.Instances = ptr(len(repos)), ptr(len(e.pools)), ptr(want)
+	fmt.Fprintf(e.out, "building %d instances across %d pools\n", want, len(e.pools))
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, benchFleetTimeout)
+	defer cancel()
+	for {
+		n, err := e.runningInstances(ctx)
+		if err == nil && n >= want {
+			fmt.Fprintf(e.out, "fleet of %d running after %s\n", n, time.Since(start).Round(time.Second))
+			return nil
+		}
+		fmt.Fprintf(e.out, "[%5.1fs] %d of %d running\n", time.Since(start).Seconds(), n, want)
+		if err := sleepCtx(ctx, 5*time.Second); err != nil {
+			return fmt.Errorf("building the fleet: %d of %d running: %w", n, want, err)
+		}
+	}
+}
+
+// runningInstances counts garrison's instances in status running.
+func (e *env) runningInstances(ctx context.Context) (int, error) {
+	insts, err := e.API.ListInstances(ctx)
+	n := 0
+	for _, in := range insts {
+		if in.Status == "running" {
+			n++
+		}
+	}
+	return n, err
+}
+
+// reconcileTimes is how long after a restart every pool had been reconciled (planned
+// against the store) and repaired (checked against its provider and forge), from the
+// process's start and from the start of the reconciler's first pass.
+type reconcileTimes struct {
+	plannedFromStart, plannedPass   time.Duration
+	repairedFromStart, repairedPass time.Duration
+}
+
+// restartAndReconcile starts the server again and waits until its log says that every
+// pool was reconciled, then repaired, since the start (the reconciler logs both once).
+func (e *env) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
+	logSize := fileSize(e.Path("server.log"))
+	if err := e.startServer(ctx); err != nil {
+		return reconcileTimes{}, err
+	}
+	started := e.server.started
+	ctx, cancel := context.WithTimeout(ctx, benchReconcileTimeout)
+	defer cancel()
+	for {
+		planned, repaired, err := firstPassTimes(e.Path("server.log"), logSize)
+		if err != nil {
+			return reconcileTimes{}, err
+		}
+		if !planned.at.IsZero() && !repaired.at.IsZero() {
+			return reconcileTimes{
+				plannedFromStart: planned.at.Sub(started), plannedPass: planned.took,
+				repairedFromStart: repaired.at.Sub(started), repairedPass: repaired.took,
+			}, nil
+		}
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return reconcileTimes{}, fmt.Errorf("waiting for every pool's first reconcile and repair after the restart: %w", err)
+		}
+	}
+}
+
+// passLine is one of the reconciler's first-pass lines: when it was logged and how long
+// after the pass began (its seconds= attribute).
+type passLine struct {
+	at   time.Time
+	took time.Duration
+}
+
+// firstPassTimes reads the server log from offset on and returns the reconciler's
+// "every pool reconciled" and "every pool repaired" lines (zero if absent).
+func firstPassTimes(path string, offset int64) (planned, repaired passLine, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return planned, repaired, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return planned, repaired, err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.Contains(line, "every pool reconciled since the start"):
+			planned = passLine{logTime(line), logSeconds(line)}
+		case strings.Contains(line, "every pool repaired since the start"):
+			repaired = passLine{logTime(line), logSeconds(line)}
+		}
+	}
+	return planned, repaired, sc.Err()
+}
+
+// logTime parses the time= attribute of a text log line (zero when absent).
+func logTime(line string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, logAttr(line, "time"))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// logSeconds parses the seconds= attribute of a text log line (zero when absent).
+func logSeconds(line string) time.Duration {
+	v, err := strconv.ParseFloat(logAttr(line, "seconds"), 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(v * float64(time.Second))
+}
+
+// logAttr returns the value of the key= attribute of a text log line ("" when absent).
+func logAttr(line, key string) string {
+	i := strings.Index(" "+line, " "+key+"=")
+	if i < 0 {
+		return ""
+	}
+	v, _, _ := strings.Cut(line[i+len(key)+1:], " ")
+	return v
+}
+
+// churn deletes 10% of the instances per minute through the API, in steps every 6 s,
+// for d, and returns how many it asked to delete.
+func (e *env) churn(ctx context.Context, d time.Duration) (int, error) {
+	end := time.Now().Add(d)
+	asked := 0
+	for time.Now().Before(end) {
+		insts, err := e.API.ListInstances(ctx)
+		if err != nil {
+			return asked, err
+		}
+		n := max(1, len(insts)/100) // 1% per 6 s = 10% per minute
+		for _, i := range rand.Perm(len(insts))[:min(n, len(insts))] {
+			if insts[i].Status != "running" {
+				continue
+			}
+			if err := e.API.DeleteInstance(ctx, insts[i].Name, false, false); err == nil {
+				asked++
+			}
+		}
+		if err := sleepCtx(ctx, min(6*time.Second, time.Until(end))); err != nil {
+			return asked, err
+		}
+	}
+	return asked, nil
+}

@@ -1,0 +1,83 @@
+package forges
+
+import (
+	"context"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/forge/github"
+	"github.com/garrison-ci/garrison/internal/reconcile"
+	"github.com/garrison-ci/garrison/provider"
+)
+
+// ReconcileForges returns the hub as the reconciler's source of forges.
+func (h *Hub) ReconcileForges() reconcile.Forges { return reconcileForges{hub: h} }
+
+// reconcileForges adapts the forge hub to the reconciler's view of the forge.
+type reconcileForges struct{ hub *Hub }
+
+// Forge returns the reconciler's view of e's forge.
+func (f reconcileForges) Forge(ctx context.Context, e garrison.Entity) (reconcile.Forge, error) {
+	c, err := f.hub.clientsFor(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return reconcileForge{hub: f.hub, c: c}, nil
+}
+
+// reconcileForge is one entity's forge as the reconciler uses it.
+type reconcileForge struct {
+	hub *Hub
+	c   *credClients
+}
+
+// errGiteaJIT says Gitea runners register with tokens; the reconciler never asks for JIT
+// configurations there.
+var errGiteaJIT = garrison.Errorf(garrison.EInvalid, "gitea has no just-in-time runner configurations")
+
+func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req reconcile.JITRequest) (reconcile.JITConfig, error) {
+	if f.c.gh == nil {
+		return reconcile.JITConfig{}, errGiteaJIT
+	}
+	jit, err := f.c.gh.CreateJITConfig(ctx, e, github.JITRequest{
+		Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels, WorkFolder: "_work",
+	})
+	f.hub.observe(e, credentialsCall, err) // a 404 may be the runner group's
+	return reconcile.JITConfig{RunnerID: jit.RunnerID, Files: jit.Files}, err
+}
+
+func (f reconcileForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
+	return f.hub.RunnerDownloads(ctx, e)
+}
+
+func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
+	out, err := f.listRunners(ctx, e)
+	f.hub.observe(e, entityCall, err)
+	return out, err
+}
+
+func (f reconcileForge) listRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
+	var out []reconcile.Runner
+	if f.c.gt != nil {
+		rs, err := f.c.gt.ListRunners(ctx, e)
+		for _, r := range rs {
+			out = append(out, reconcile.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+		}
+		return out, err
+	}
+	rs, err := f.c.gh.ListRunners(ctx, e, "")
+	for _, r := range rs {
+		out = append(out, reconcile.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+	}
+	return out, err
+}
+
+func (f reconcileForge) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error {
+	var err error
+	if f.c.gt != nil {
+		err = f.c.gt.DeleteRunner(ctx, e, id)
+	} else {
+		err = f.c.gh.DeleteRunner(ctx, e, id)
+	}
+	f.hub.observe(e, credentialsCall, err)
+	return err
+}

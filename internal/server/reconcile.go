@@ -1,0 +1,71 @@
+package server
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/bootstrap"
+	"github.com/garrison-ci/garrison/internal/config"
+	"github.com/garrison-ci/garrison/internal/reconcile"
+)
+
+// newReconciler wires the pool reconciler to the store, the providers, the forges and the
+// instance token minter.
+func (a *Server) newReconciler(tokens *auth.Tokens) (*reconcile.Reconciler, error) {
+	return reconcile.New(a.reconcileOptions(tokens))
+}
+
+// reconcileOptions are the pool reconciler's options, from the providers and [reconcile].
+func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
+	provs := reconcile.ProviderMap{}
+	for _, p := range a.providers {
+		provs[p.cfg.Name] = reconcile.ProviderEntry{
+			Provider:         p.exec,
+			ProviderSettings: reconcile.ProviderSettings{DisableJIT: p.cfg.DisableJITConfig},
+		}
+	}
+	return reconcile.Options{
+		Store:          a.store,
+		Providers:      provs,
+		Forges:         a.forges.ReconcileForges(),
+		Tokens:         tokens,
+		InjectTemplate: injectTemplate,
+		Leases:         a.leases(),
+		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
+		Logger:         a.logger,
+		Policy: reconcile.Policy{
+			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
+			ScaleDownGrace:    a.cfg.Reconcile.ScaleDownGrace,
+		},
+		PoolStatus:     a.managers.PoolStatus,
+		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
+		RepairInterval: a.cfg.Reconcile.RepairInterval,
+	}
+}
+
+// leases returns the pool leases replicas share: PostgreSQL's. A SQLite file serves one
+// server, so it needs none, and its reconciler then triages idle pools without a write
+// per pool (see reconcile.Options.Leases).
+func (a *Server) leases() reconcile.Leases {
+	if a.cfg.Database.Backend != config.BackendPostgres {
+		return nil
+	}
+	return a.store
+}
+
+// leaseHolder names this replica in pool leases. The name is stable across restarts of
+// the same server (host name and listen address), so a restarted server takes its own
+// leases back at once instead of waiting for them to expire.
+func leaseHolder(listen string) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	return host + "/" + listen
+}
+
+// injectTemplate adds garrison's bootstrap wrapper to a pool's extra specs.
+func injectTemplate(extraSpecs json.RawMessage, osType string, p reconcile.TemplateParams) (json.RawMessage, error) {
+	return bootstrap.InjectTemplate(extraSpecs, osType, bootstrap.WrapperParams(p))
+}

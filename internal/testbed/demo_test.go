@@ -1,0 +1,172 @@
+package testbed_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/garrison-ci/garrison/internal/testbed"
+)
+
+// toolsHelperEnv makes the test binary play garrison-dev's tools (see TestHelperProcess).
+const toolsHelperEnv = "GARRISON_TESTBED_HELPER"
+
+// TestHelperProcess is not a test. The bed's wrapper scripts run this test binary with
+// GARRISON_TESTBED_HELPER=1 and a tool's command line after "--" (sim-provider,
+// standin-runner), the way garrison-dev runs them.
+func TestHelperProcess(t *testing.T) {
+	if os.Getenv(toolsHelperEnv) != "1" {
+		t.Skip("helper process of the tests that boot simulated instances")
+	}
+	args := os.Args
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[i+1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code, ok := testbed.RunTool(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no tool %q\n", args)
+		code = 2
+	}
+	os.Exit(code)
+}
+
+// helperTools makes the bed's wrapper scripts run this test binary as garrison-dev's
+// tools (see TestHelperProcess).
+func helperTools(t *testing.T) testbed.Command {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testbed.Command{Env: []string{toolsHelperEnv + "=1"}, Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
+}
+
+// TestDemo runs a small demo in-process and checks its JSON summary.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a server, the forge simulator and dozens of processes")
+	}
+	if err := testbed.CheckHost(); err != nil {
+		t.Skip(err)
+	}
+	base := t.TempDir()
+	file := filepath.Join(t.TempDir(), "summary.json")
+	o := testbed.DemoOptions{
+		Options: testbed.Options{JobDuration: 300 * time.Millisecond, BootDelay: 50 * time.Millisecond,
+			BaseDir: base, Tools: helperTools(t)},
+		Jobs: 6, Timeout: 4 * time.Minute, JSONFile: file,
+	}
+	var out bytes.Buffer
+	if _, err := testbed.RunDemo(t.Context(), o, &out); err != nil {
+		t.Fatalf("demo: %v\n%s\n%s", err, out.String(), serverLogTail(base))
+	}
+	var raw map[string]json.RawMessage
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("summary is not JSON: %v\n%s", err, b)
+	}
+	for _, k := range []string{"jobs_total", "jobs_completed", "instances_leaked", "queued_to_started_ms", "api_calls_per_job"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("summary lacks %q:\n%s", k, b)
+		}
+	}
+	var s testbed.DemoSummary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	checkDemoSummary(t, s, o.Jobs)
+	if left, _ := filepath.Glob(filepath.Join(base, "garrison-demo-*")); len(left) != 0 {
+		t.Errorf("demo directory left behind: %v", left)
+	}
+	if !strings.Contains(out.String(), "summary") {
+		t.Errorf("no summary table in the output:\n%s", out.String())
+	}
+}
+
+// checkDemoSummary checks the numbers of a successful run.
+func checkDemoSummary(t *testing.T, s testbed.DemoSummary, jobs int) {
+	t.Helper()
+	q := s.QueuedToStarted
+	switch {
+	case s.JobsTotal != jobs || s.JobsCompleted != jobs:
+		t.Errorf("jobs total %d completed %d, want %d", s.JobsTotal, s.JobsCompleted, jobs)
+	case s.InstancesLeaked != 0 || s.ProcessesLeaked != 0 || s.InstancesRemaining != 0:
+		t.Errorf("left behind: %d instances, %d processes, %d remaining", s.InstancesLeaked, s.ProcessesLeaked, s.InstancesRemaining)
+	case !(q.P50 > 0 && q.P50 <= q.P95 && q.P95 <= q.P99):
+		t.Errorf("queue time percentiles not present and ordered: %+v", q)
+	case s.APICallsPerJob <= 0:
+		t.Errorf("api_calls_per_job %v, want > 0", s.APICallsPerJob)
+	}
+}
+
+// serverLogTail returns the end of the server log of a demo kept after a failure.
+func serverLogTail(base string) string {
+	logs, _ := filepath.Glob(filepath.Join(base, "garrison-demo-*", "server.log"))
+	if len(logs) == 0 {
+		return "(no server log)"
+	}
+	b, _ := os.ReadFile(logs[0])
+	if len(b) > 20000 {
+		b = b[len(b)-20000:]
+	}
+	return string(b)
+}
+
+func TestDemoPercentiles(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want testbed.Percentiles
+	}{
+		{nil, testbed.Percentiles{}},
+		{[]float64{7}, testbed.Percentiles{7, 7, 7}},
+		{[]float64{4, 1, 3, 2}, testbed.Percentiles{2, 4, 4}},
+		{[]float64{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180, 190, 200}, testbed.Percentiles{100, 190, 200}},
+	}
+	for _, tt := range tests {
+		if got := testbed.PercentilesOf(tt.in); got != tt.want {
+			t.Errorf("percentilesOf(%v) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestDemoOptionsValidate(t *testing.T) {
+	good := testbed.DemoOptions{Options: testbed.Options{JobDuration: time.Second}, Jobs: 20, Timeout: time.Minute}
+	if err := good.Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	for name, bad := range map[string]func(*testbed.DemoOptions){
+		"no jobs":           func(o *testbed.DemoOptions) { o.Jobs = 0 },
+		"too many jobs":     func(o *testbed.DemoOptions) { o.Jobs = 501 },
+		"no timeout":        func(o *testbed.DemoOptions) { o.Timeout = 0 },
+		"negative job time": func(o *testbed.DemoOptions) { o.JobDuration = -time.Second },
+		"negative boot":     func(o *testbed.DemoOptions) { o.BootDelay = -time.Second },
+	} {
+		o := good
+		bad(&o)
+		if err := o.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestDemoWrapperScript(t *testing.T) {
+	s := testbed.Command{Env: []string{"A=b c"}, Argv: []string{"/x/it's"}}.Script("dev", "sim-provider")
+	want := "export 'A=b c'\nexec '/x/it'\\''s' 'dev' 'sim-provider' \"$@\"\n"
+	if !strings.HasPrefix(s, "#!/bin/sh\n") || !strings.HasSuffix(s, want) {
+		t.Errorf("script:\n%s\nwant suffix:\n%s", s, want)
+	}
+}
