@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 )
 
 var (
@@ -44,7 +45,7 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 // remove runs the delete flow: pending_delete → deleting → forge runner removed →
 // provider DeleteInstance → row deleted. A force delete ignores forge and provider
 // errors; otherwise a failure puts the instance back and backs off.
-func (r *Reconciler) remove(ctx context.Context, env *poolEnv, d Delete) {
+func (r *Reconciler) remove(ctx context.Context, env *poolEnv, d plan.Delete) {
 	if d.Mark && !r.markDelete(ctx, env, d.Instance, d.Reason) {
 		return
 	}
@@ -124,7 +125,7 @@ func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string
 	}
 	r.mu.Lock()
 	r.delFails[name]++
-	wait := r.o.Policy.retryDelay(r.delFails[name])
+	wait := r.o.Policy.RetryDelay(r.delFails[name])
 	r.notBefore[name] = r.o.Now().Add(wait)
 	r.mu.Unlock()
 	msg := fmt.Sprintf("delete failed, retrying in %v: %v", wait, cause)

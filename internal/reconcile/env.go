@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -60,9 +61,9 @@ func (r *Reconciler) observe(ctx context.Context, env *poolEnv) error {
 	return err
 }
 
-// spec is the pool's Spec.
-func (env *poolEnv) spec(pol Policy) Spec {
-	return Spec{
+// spec is the pool's plan.Spec.
+func (env *poolEnv) spec(pol Policy) plan.Spec {
+	return plan.Spec{
 		Pool: env.pool, Pools: env.pools, Balancer: env.entity.Balancer, Policy: pol,
 		MinimumJobAge: time.Duration(env.controller.MinimumJobAgeBackoff) * time.Second,
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 )
 
 // errJobTaken aborts a job lock when the job is no longer waiting.
@@ -15,7 +16,7 @@ var errJobTaken = errors.New("reconcile: job no longer queued")
 // execute carries the plan out. Store-only steps (new instance rows, job locks) happen
 // now, so that the next plan sees them; provider and forge work runs in the background,
 // bounded by MaxOperations, with the instance marked in flight.
-func (r *Reconciler) execute(ctx context.Context, env *poolEnv, acts Actions) {
+func (r *Reconciler) execute(ctx context.Context, env *poolEnv, acts plan.Actions) {
 	for _, l := range acts.Locks {
 		r.lockJob(ctx, env, l.JobID, l.InstanceID)
 	}
@@ -71,7 +72,7 @@ func (r *Reconciler) startOp(ctx context.Context, env *poolEnv, name string, op 
 
 // insertInstance stores a new pending_create instance for the pool and locks the job it
 // is made for.
-func (r *Reconciler) insertInstance(ctx context.Context, env *poolEnv, c Create) (garrison.Instance, error) {
+func (r *Reconciler) insertInstance(ctx context.Context, env *poolEnv, c plan.Create) (garrison.Instance, error) {
 	p := env.pool
 	in, err := r.o.Store.CreateInstance(ctx, garrison.Instance{
 		Name: runnerName(p), PoolID: p.ID, ProviderName: p.ProviderName, OSType: p.OSType, OSArch: p.OSArch,

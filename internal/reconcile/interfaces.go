@@ -9,6 +9,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -132,3 +133,6 @@ type InjectTemplateFunc func(extraSpecs json.RawMessage, osType string, p Templa
 type Leases interface {
 	Lease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 }
+
+// Policy holds the reconciler's own knobs (see plan.Policy).
+type Policy = plan.Policy

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -74,7 +75,7 @@ func (o Options) withDefaults() Options {
 	if o.Holder == "" {
 		o.Holder = "replica-" + randomSuffix()
 	}
-	o.Policy = o.Policy.withDefaults()
+	o.Policy = o.Policy.WithDefaults()
 	setDefault(&o.Workers, 4)
 	setDefault(&o.MaxOperations, 16)
 	setDefault(&o.LeaseTTL, time.Minute)
@@ -213,7 +214,7 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	if r.repairDue(poolID) {
 		r.startRepair(ctx, env) // in the background: planning from the store is safe meanwhile
 	}
-	acts := Plan(env.spec(r.o.Policy), r.observed(env))
+	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)
 	r.reportPool(env.pool, nil)
@@ -241,10 +242,10 @@ func (r *Reconciler) claim(ctx context.Context, poolID string) (bool, error) {
 }
 
 // observed snapshots what the plan needs beyond the store.
-func (r *Reconciler) observed(env *poolEnv) Observed {
+func (r *Reconciler) observed(env *poolEnv) plan.Observed {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	obs := Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs,
+	obs := plan.Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs,
 		Busy: map[string]bool{}, NotBefore: map[string]time.Time{}}
 	for _, in := range env.instances {
 		if r.inflight[in.Name] != "" {
@@ -258,7 +259,7 @@ func (r *Reconciler) observed(env *poolEnv) Observed {
 }
 
 // requeueAfter is the plan's wish, shortened to Poll while operations of the pool run.
-func (r *Reconciler) requeueAfter(env *poolEnv, acts Actions) time.Duration {
+func (r *Reconciler) requeueAfter(env *poolEnv, acts plan.Actions) time.Duration {
 	d := acts.RequeueAfter
 	r.mu.Lock()
 	defer r.mu.Unlock()

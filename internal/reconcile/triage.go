@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -88,7 +89,7 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	if r.repairDue(p.ID) {
 		r.triageRepair(ctx, env)
 	}
-	acts := Plan(env.spec(r.o.Policy), r.observed(env))
+	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	if hasOps(acts) {
 		r.q.Add(p.ID)
 		return
@@ -136,6 +137,6 @@ func (r *Reconciler) snapshotEnv(ctx context.Context, snap *storeSnapshot, p gar
 
 // hasOps reports whether a plan asks for an operation (anything beyond recording the
 // unserved jobs and a later look).
-func hasOps(a Actions) bool {
+func hasOps(a plan.Actions) bool {
 	return len(a.Creates)+len(a.Locks)+len(a.Deletes)+len(a.Retries)+len(a.Resumes)+len(a.Resolves) > 0
 }

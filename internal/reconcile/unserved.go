@@ -4,13 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 )
 
 // recordUnserved remembers why the entity's jobs get no runner (JobReason answers from
 // it) and logs each reason when it first applies to the entity: one line per reason with
 // the number of jobs, not one per job, so a backlog does not grow the log. The reasons
 // live in memory until the ledger has a column for them.
-func (r *Reconciler) recordUnserved(ctx context.Context, env *poolEnv, list []Unserved) {
+func (r *Reconciler) recordUnserved(ctx context.Context, env *poolEnv, list []plan.Unserved) {
 	next := make(map[int64]string, len(list))
 	count := map[string]int{}
 	oldest := map[string]int64{}

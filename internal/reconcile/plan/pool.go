@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"cmp"
@@ -100,7 +100,7 @@ func (p *planner) retryWhenDue(in *garrison.Instance) {
 	if classify(in, p.target.pool, p.pol) != supplyRetry {
 		return
 	}
-	due := in.UpdatedAt.Add(p.pol.retryDelay(in.CreateAttempt))
+	due := in.UpdatedAt.Add(p.pol.RetryDelay(in.CreateAttempt))
 	if p.obs.Now.Before(due) {
 		p.wake(due.Sub(p.obs.Now))
 		return
@@ -117,7 +117,7 @@ func (p *planner) checkRunner(in *garrison.Instance) {
 	case garrison.RunnerFailed:
 		p.delete(in, "runner failed to install")
 	case garrison.RunnerIdle:
-		if outdated(in, p.target.pool) && !p.bound[in.ID] && in.Status == garrison.InstanceRunning {
+		if Outdated(in, p.target.pool) && !p.bound[in.ID] && in.Status == garrison.InstanceRunning {
 			p.delete(in, fmt.Sprintf("outdated: made from pool generation %d, the pool is at %d", in.Generation, p.target.pool.Generation))
 		}
 	case "", garrison.RunnerPending, garrison.RunnerInstalling:

@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"time"
@@ -34,8 +34,8 @@ type Policy struct {
 	Poll time.Duration
 }
 
-// withDefaults fills zero fields.
-func (p Policy) withDefaults() Policy {
+// WithDefaults fills zero fields.
+func (p Policy) WithDefaults() Policy {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -52,8 +52,8 @@ func (p Policy) withDefaults() Policy {
 	return p
 }
 
-// retryDelay is the wait before create attempt number attempt+1.
-func (p Policy) retryDelay(attempt int) time.Duration {
+// RetryDelay is the wait before create attempt number attempt+1.
+func (p Policy) RetryDelay(attempt int) time.Duration {
 	d := p.RetryBackoff
 	for i := 1; i < attempt && d < p.MaxRetryBackoff; i++ {
 		d *= 2
@@ -119,7 +119,7 @@ type Unserved struct {
 // Plan decides what to do with spec.Pool given what was observed. It is pure: the same
 // inputs give the same actions, and it calls nothing.
 func Plan(spec Spec, obs Observed) Actions {
-	spec.Policy = spec.Policy.withDefaults()
+	spec.Policy = spec.Policy.WithDefaults()
 	p := newPlanner(spec, obs)
 	p.assignJobs()
 	p.keepMinIdle()
