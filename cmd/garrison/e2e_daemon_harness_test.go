@@ -345,7 +345,7 @@ func (e *rdEnv) stop() {
 			InterfaceVersion: provider.InterfaceV011, ControllerID: e.d.ctrlID, ExecTimeout: 2 * time.Minute})
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			err = p.RemoveAllInstances(ctx, providerexec.Target{PoolID: e.poolID})
+			err = p.RemoveAllInstances(ctx, provider.Target{PoolID: e.poolID})
 			cancel()
 		}
 		if err != nil {

@@ -54,7 +54,7 @@ func (r *Reconciler) prepare(ctx context.Context, env *poolEnv, in *garrison.Ins
 			return provider.BootstrapInstance{}, nil, err
 		}
 	}
-	token, err := r.o.Tokens.MintInstance(instanceClaims(env, *in), time.Duration(env.pool.BootstrapTimeout())*time.Minute)
+	token, err := r.o.Tokens.MintInstance(garrison.IdentityOf(*in, env.entity), time.Duration(env.pool.BootstrapTimeout())*time.Minute)
 	if err != nil {
 		return provider.BootstrapInstance{}, nil, fmt.Errorf("mint instance token: %w", err)
 	}
@@ -71,7 +71,7 @@ func (r *Reconciler) registerJIT(ctx context.Context, env *poolEnv, in *garrison
 	if err := r.removeRunner(ctx, env, f, *in); err != nil {
 		return err
 	}
-	req := JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
+	req := garrison.JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
 	cfg, err := f.CreateJITConfig(ctx, env.entity, req)
 	if errors.Is(err, garrison.ErrConflict) {
 		// A runner of that name survives from an attempt that crashed before recording it.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -77,7 +76,7 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
 	// before it was created, so a missing record means the record is gone for good.
 	// Records written since the listing began are not judged by it (see closeVanished).
 	listedAt := time.Now().Add(-r.listingMargin) // the store stamps rows with the wall clock
-	list, err := env.prov.ListInstances(ctx, providerexec.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
+	list, err := env.prov.ListInstances(ctx, provider.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
 	if err != nil {
 		return 0, fmt.Errorf("list provider instances: %w", err)
 	}
@@ -118,7 +117,7 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 		if known[pi.Name] {
 			continue
 		}
-		t := providerexec.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
+		t := provider.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
 		err := env.prov.DeleteInstance(ctx, t)
 		r.log.Warn("repair: deleted a provider instance garrison has no record of",
 			env.attrs(slog.String("instance", pi.Name), slog.String("provider_id", pi.ProviderID), slog.Any("error", err))...)
@@ -202,12 +201,12 @@ const runnerListTTL = time.Minute
 // runnerList is an entity's forge runners as listed at a time.
 type runnerList struct {
 	at      time.Time
-	runners []Runner
+	runners []garrison.Runner
 }
 
 // entityRunners lists the entity's forge runners, reusing a listing younger than
 // runnerListTTL.
-func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]Runner, error) {
+func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, error) {
 	now := r.o.Now()
 	r.mu.Lock()
 	l, ok := r.runnerLists[env.entity.ID]

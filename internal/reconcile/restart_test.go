@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/provider"
 )
 
@@ -34,7 +33,7 @@ func TestRestartRepairsStoreProviderAndForge(t *testing.T) {
 	inStore("garm-lost", garrison.InstanceCreating)     // creating, provider never made it: retried
 	inProvider("garm-deleting")                         // deleting when the old process died:
 	inStore("garm-deleting", garrison.InstanceDeleting) // deleted again
-	ghost := must(h.forge.CreateJITConfig(ctx, h.entity, JITRequest{Name: "garm-ghost", Labels: []string{"linux"}}))(t)
+	ghost := must(h.forge.CreateJITConfig(ctx, h.entity, garrison.JITRequest{Name: "garm-ghost", Labels: []string{"linux"}}))(t)
 	if ghost.RunnerID == 0 {
 		t.Fatal("no ghost runner")
 	}
@@ -105,7 +104,7 @@ type listHook struct {
 	during func()
 }
 
-func (l listHook) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+func (l listHook) ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error) {
 	list, err := l.Provider.ListInstances(ctx, t)
 	l.during()
 	return list, err
@@ -190,7 +189,7 @@ type countingForge struct {
 	lists int
 }
 
-func (c *countingForge) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (c *countingForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	c.mu.Lock()
 	c.lists++
 	c.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -137,7 +136,7 @@ type countingLister struct {
 	lists atomic.Int64
 }
 
-func (c *countingLister) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+func (c *countingLister) ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error) {
 	c.lists.Add(1)
 	return c.Provider.ListInstances(ctx, t)
 }
