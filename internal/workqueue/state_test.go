@@ -1,0 +1,118 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestAddDuringFailureBackoffWaits: a key whose handler failed is not run again before its
+// backoff ends, however often it is added meanwhile; the added key runs once, on time.
+func TestAddDuringFailureBackoffWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder(func(_ context.Context, _ string, n int) (Result, error) {
+			if n == 1 {
+				return Result{}, errors.New("boom")
+			}
+			return Result{}, nil
+		})
+		half := func() float64 { return 0 } // the first retry waits exactly 5s
+		q := New(r.handle, Options{Backoff: Backoff{Base: 10 * time.Second, Max: time.Minute, Rand: half}})
+		stop := start(t, q)
+		defer stop()
+		t0 := time.Now()
+		q.Add("a")
+		synctest.Wait()
+		for range 3 {
+			time.Sleep(time.Second)
+			q.Add("a")
+			q.AddAfter("a", time.Second)
+			synctest.Wait()
+		}
+		if got := r.count("a"); got != 1 {
+			t.Fatalf("calls during the backoff = %d, want 1", got)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := r.count("a"); got != 2 {
+			t.Fatalf("calls = %d, want 2", got)
+		}
+		if got := r.times["a"][1].Sub(t0); got != 5*time.Second {
+			t.Fatalf("retried after %v, want 5s", got)
+		}
+		q.Add("a") // after a success an Add runs at once
+		synctest.Wait()
+		if got := r.count("a"); got != 3 {
+			t.Fatalf("calls after the success = %d, want 3", got)
+		}
+	})
+}
+
+func TestHas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		r := newRecorder(func(_ context.Context, key string, _ int) (Result, error) {
+			switch key {
+			case "slow":
+				<-release
+			case "later":
+				return Result{RequeueAfter: time.Minute}, nil
+			case "failing":
+				return Result{}, errors.New("boom")
+			}
+			return Result{}, nil
+		})
+		q := New(r.handle, Options{Workers: 1})
+		q.Add("queued")
+		if !q.Has("queued") || q.Has("other") {
+			t.Fatalf("before Run: Has(queued)=%v Has(other)=%v", q.Has("queued"), q.Has("other"))
+		}
+		stop := start(t, q)
+		defer stop()
+		for _, k := range []string{"later", "failing", "done", "slow"} {
+			q.Add(k)
+		}
+		synctest.Wait() // slow is running, the rest ran
+		tests := []struct {
+			key  string
+			want bool
+		}{{"queued", false}, {"done", false}, {"later", true}, {"failing", true}, {"slow", true}}
+		for _, tt := range tests {
+			if got := q.Has(tt.key); got != tt.want {
+				t.Errorf("Has(%s) = %v, want %v", tt.key, got, tt.want)
+			}
+		}
+		close(release)
+		synctest.Wait()
+		if q.Has("slow") {
+			t.Error("Has(slow) after it finished")
+		}
+	})
+}
+
+func TestProcessReady(t *testing.T) {
+	r := newRecorder(func(_ context.Context, key string, n int) (Result, error) {
+		if key == "a" && n == 1 {
+			return Result{RequeueAfter: time.Hour}, nil
+		}
+		return Result{}, nil
+	})
+	q := New(r.handle, Options{})
+	q.Add("a")
+	q.Add("b")
+	q.AddAfter("c", time.Hour)
+	if n := q.ProcessReady(t.Context()); n != 2 {
+		t.Fatalf("ProcessReady = %d, want 2 (a and b)", n)
+	}
+	if r.count("a") != 1 || r.count("b") != 1 || r.count("c") != 0 {
+		t.Fatalf("calls = %v", r.calls)
+	}
+	if !q.Has("a") || !q.Has("c") || q.Has("b") {
+		t.Fatalf("Has: a=%v b=%v c=%v; want a and c due later", q.Has("a"), q.Has("b"), q.Has("c"))
+	}
+	if n := q.ProcessReady(t.Context()); n != 0 {
+		t.Fatalf("second ProcessReady = %d, want 0", n)
+	}
+}
