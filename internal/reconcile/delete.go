@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 )
 
 var (
@@ -23,7 +22,8 @@ var (
 // errRunnerBusy aborts marking an instance whose runner took a job since the plan.
 var errRunnerBusy = errors.New("reconcile: runner is busy")
 
-// markDelete marks a live instance pending_delete, unless its runner is busy.
+// markDelete marks a live instance pending_delete, unless its runner is busy; it reports
+// whether it did.
 func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason string) bool {
 	_, err := r.o.Store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
 		switch {
@@ -42,41 +42,35 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 	return true
 }
 
-// remove runs the delete flow: pending_delete → deleting → forge runner removed →
-// provider DeleteInstance → row deleted. A force delete ignores forge and provider
-// errors; otherwise a failure puts the instance back and backs off.
-func (r *Reconciler) remove(ctx context.Context, env *poolEnv, d plan.Delete) {
-	if d.Mark && !r.markDelete(ctx, env, d.Instance, d.Reason) {
-		return
-	}
+// remove runs the delete flow of an instance marked for deletion: pending_delete →
+// deleting → forge runner removed → provider DeleteInstance → row deleted. A force delete
+// ignores forge and provider errors; otherwise a failure puts the instance back and the
+// handler fails, so that the instances controller backs the next attempt off.
+func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
 	var force bool
-	in, err := r.o.Store.UpdateInstance(ctx, d.Instance, func(i *garrison.Instance) error {
+	in, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
 		if !hasStatus(deletable, i.Status) {
 			return errStale
 		}
-		force = d.Force || i.Status == garrison.InstancePendingForceDelete
+		force = i.Status == garrison.InstancePendingForceDelete
 		i.Status = garrison.InstanceDeleting
 		return nil
 	})
 	if err != nil {
-		return
+		return outcome{}, ignoreStale(ignoreNotFound(err))
 	}
 	r.event(ctx, env, in.Name, garrison.LevelInfo, "deleting instance")
 	if err := r.removeEverywhere(ctx, env, in, force); err != nil {
-		if ctx.Err() == nil {
-			r.deleteFailed(ctx, env, in.Name, force, err)
+		if ctx.Err() != nil {
+			return outcome{}, nil // shutting down: the next process resumes the deletion
 		}
-		return
+		return done, r.deleteFailed(ctx, env, in.Name, force, err)
 	}
 	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
-		r.log.Error("reconcile: delete instance row", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
-		return
+		return done, fmt.Errorf("reconcile: delete instance row %s: %w", in.Name, err)
 	}
-	r.mu.Lock()
-	delete(r.notBefore, in.Name)
-	delete(r.delFails, in.Name)
-	r.mu.Unlock()
 	r.log.Info("instance deleted", env.attrs(slog.String("instance", in.Name))...)
+	return done, nil
 }
 
 // ranItsJob reports whether the instance's runner took a job and finished it: the forge
@@ -117,19 +111,16 @@ func (r *Reconciler) deregister(ctx context.Context, env *poolEnv, in garrison.I
 	return r.removeRunner(ctx, env, f, in)
 }
 
-// deleteFailed puts the instance back in its pending state and delays the next attempt.
-func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string, force bool, cause error) {
+// deleteFailed puts the instance back in its pending state and returns the failure, for
+// the instances controller to retry after its backoff.
+func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string, force bool, cause error) error {
 	back := garrison.InstancePendingDelete
 	if force {
 		back = garrison.InstancePendingForceDelete
 	}
-	r.mu.Lock()
-	r.delFails[name]++
-	wait := r.o.Policy.RetryDelay(r.delFails[name])
-	r.notBefore[name] = r.o.Now().Add(wait)
-	r.mu.Unlock()
-	msg := fmt.Sprintf("delete failed, retrying in %v: %v", wait, cause)
+	msg := fmt.Sprintf("delete failed, will retry: %v", cause)
 	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelError, msg, nil); err != nil {
 		r.log.Error("reconcile: record failed delete", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
 	}
+	return fmt.Errorf("reconcile: delete instance %s: %w", name, cause)
 }

@@ -2,12 +2,17 @@
 // stuck, nothing leaked.
 //
 // Every trigger (a webhook, an API write, an instance callback, the one resync timer)
-// only enqueues pool keys with Reconciler.Notify. A worker takes a pool key (never two at
-// once for one key) and reconciles it level-triggered: it reads the pool, its entity and
-// sibling pools, their instances and the entity's queued jobs from the store, hands them
-// to the pure Plan, and executes the actions with bounded concurrency, recording every
-// transition as an instance status message. Long provider calls run in the background;
-// while any is in flight the pool is looked at again after a short delay.
+// only enqueues pool keys with Reconciler.Notify. The pools controller takes a pool key
+// (never two at once for one key) and reconciles it level-triggered: it reads the pool,
+// its entity and sibling pools, their instances and the entity's queued jobs from the
+// store, hands them to the pure planner (package plan), and carries out the store steps
+// of the plan: new pending_create rows, job locks, instances marked for deletion. Every
+// instance the plan wants an operation on goes to the instances controller, keyed by
+// instance name, whose handler re-reads the instance and its pool and performs the next
+// step for the instance's status (provision, resolve, retry, delete), recording every
+// transition as an instance status message, and tells the pool when it is done. Both
+// controllers are handlers on a work queue (internal/workqueue): per-key exclusivity,
+// backoff, panic recovery.
 //
 // On start and every few minutes per pool, a three-way repair compares the store, the
 // provider (ListInstances of the pool) and the forge (runner list) and removes what leaked:

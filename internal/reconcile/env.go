@@ -29,8 +29,22 @@ type poolEnv struct {
 	forge Forge      // resolved on first use
 }
 
-// load reads a pool's environment. A missing pool gives (nil, ErrNotFound).
+// load reads a pool's environment for planning. A missing pool gives (nil, ErrNotFound).
 func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) {
+	env, err := r.loadPool(ctx, poolID)
+	if err != nil {
+		return env, err
+	}
+	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: env.pool.EntityID}); err != nil {
+		return env, fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	return env, r.observe(ctx, env)
+}
+
+// loadPool reads the pool, its entity and provider, and the controller: what a step on
+// one of its instances acts on. A missing pool gives (nil, ErrNotFound); a missing entity
+// or provider (env, an ErrNotFound).
+func (r *Reconciler) loadPool(ctx context.Context, poolID string) (*poolEnv, error) {
 	pool, err := r.o.Store.Pool(ctx, poolID)
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
@@ -39,16 +53,13 @@ func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) 
 	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
 		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)
 	}
-	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: pool.EntityID}); err != nil {
-		return env, fmt.Errorf("reconcile: list pools: %w", err)
-	}
 	if env.controller, err = r.o.Store.Controller(ctx); err != nil {
 		return env, fmt.Errorf("reconcile: read controller: %w", err)
 	}
 	if env.prov, env.settings, err = r.o.Providers.Provider(pool.ProviderName); err != nil {
 		return env, fmt.Errorf("reconcile: pool %s: %w", poolID, err)
 	}
-	return env, r.observe(ctx, env)
+	return env, nil
 }
 
 // observe reads the entity's instances and queued jobs (the jobs through the cache).

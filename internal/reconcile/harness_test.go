@@ -192,13 +192,29 @@ func (h *harness) resetClock() {
 	h.now = time.Now().UTC()
 }
 
-// pass reconciles once and waits for the operations it started.
+// pass reconciles once and runs the steps it handed out, and the repair it started.
 func (h *harness) pass(r *Reconciler, poolID string) {
 	h.t.Helper()
 	if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 		h.t.Fatalf("reconcile: %v", err)
 	}
-	r.ops.Wait()
+	h.drain(r)
+}
+
+// drain runs the instance steps waiting for a worker, one at a time, and waits for the
+// repairs, until none is left; it returns how many steps ran. Steps due later (a
+// retry's or a failed delete's backoff) stay due later.
+func (h *harness) drain(r *Reconciler) int {
+	n := 0
+	for {
+		r.ops.Wait()
+		k := r.instances.ProcessReady(h.t.Context())
+		r.ops.Wait()
+		n += k
+		if k == 0 && r.instances.Len() == 0 {
+			return n
+		}
+	}
 }
 
 func (h *harness) advance(d time.Duration) {
@@ -246,20 +262,18 @@ func (h *harness) pool(minIdle, maxRunners uint, extraSpecs string) garrison.Poo
 	return must(h.store.CreatePool(h.t.Context(), p))(h.t)
 }
 
-// settle reconciles the pool and waits for its operations until a pass starts none.
+// settle reconciles the pool and runs its steps until a pass starts none.
 func (h *harness) settle(r *Reconciler, poolID string) {
 	h.t.Helper()
 	for range 30 {
 		if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 			h.t.Fatalf("reconcile: %v", err)
 		}
-		started := r.opsStarted.Load()
-		r.ops.Wait()
+		steps := h.drain(r)
 		if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 			h.t.Fatalf("reconcile: %v", err)
 		}
-		r.ops.Wait()
-		if r.opsStarted.Load() == started {
+		if steps += h.drain(r); steps == 0 {
 			return
 		}
 	}

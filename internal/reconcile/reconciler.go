@@ -5,11 +5,9 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -24,9 +22,9 @@ type Options struct {
 	InjectTemplate InjectTemplateFunc
 	// Proxy returns a pool's proxy settings; nil means none.
 	Proxy func(ctx context.Context, p garrison.Pool) (provider.ProxyConfig, error)
-	// Leases, when set, makes a replica claim a pool before acting on it (a reconcile
-	// with operations, a repair); a claim lasts LeaseTTL and is renewed while the pool's
-	// operations run. nil: this is the only replica.
+	// Leases, when set, makes a replica claim a pool before acting on it (a reconcile, an
+	// instance step, a repair); a claim lasts LeaseTTL and is renewed by each of them.
+	// nil: this is the only replica.
 	Leases Leases
 	// Holder names this replica in leases (default: a random name).
 	Holder string
@@ -44,10 +42,12 @@ type Options struct {
 	// Now is the clock of every decision (default time.Now).
 	Now    func() time.Time
 	Policy Policy
-	// Workers bounds pools reconciled at once (default 4); MaxOperations bounds the
-	// provider and forge operations running at once (default 16).
-	Workers       int
-	MaxOperations int
+	// Workers bounds pools reconciled at once, and repairs run at once (default 4).
+	Workers int
+	// InstanceWorkers bounds instance steps (provider and forge calls) run at once
+	// (default 64): enough that the steps of a provider or credential waiting on its
+	// budget never starve the others.
+	InstanceWorkers int
 	// ResyncInterval is the one timer's period: every pool is looked at (default 1m).
 	ResyncInterval time.Duration
 	// RepairInterval spaces the three-way repairs of a pool (default 5m).
@@ -77,7 +77,7 @@ func (o Options) withDefaults() Options {
 	}
 	o.Policy = o.Policy.WithDefaults()
 	setDefault(&o.Workers, 4)
-	setDefault(&o.MaxOperations, 16)
+	setDefault(&o.InstanceWorkers, 64)
 	setDefault(&o.LeaseTTL, time.Minute)
 	setDefault(&o.ResyncInterval, time.Minute)
 	setDefault(&o.RepairInterval, 5*time.Minute)
@@ -98,8 +98,9 @@ func setDefault[T int | time.Duration](v *T, def T) {
 type Reconciler struct {
 	o   Options
 	log *slog.Logger
-	q   *workqueue.Queue
-	sem chan struct{} // bounds running operations
+	// The controllers, each a handler on its own queue.
+	pools     *workqueue.Queue // key: pool id
+	instances *workqueue.Queue // key: instance name
 	// jobs caches each entity's queued jobs.
 	jobs *jobCache
 	// repairs bounds the three-way repairs running at once.
@@ -108,16 +109,11 @@ type Reconciler struct {
 	passes *firstPass
 	// listingMargin: see defaultListingMargin (tests shorten it).
 	listingMargin time.Duration
-	ops           sync.WaitGroup
-	// opsStarted counts operations ever started (tests wait for quiet).
-	opsStarted atomic.Int64
+	ops           sync.WaitGroup // running repairs
 
-	mu         sync.Mutex           // guards the maps below
-	inflight   map[string]string    // instance name -> pool id, while an operation runs
-	notBefore  map[string]time.Time // next delete attempt of an instance after a failure
-	delFails   map[string]int       // consecutive delete failures per instance
-	lastRepair map[string]time.Time // pool id -> last three-way repair
-	repairing  map[string]bool      // pool ids whose repair runs
+	mu         sync.Mutex      // guards the maps below
+	repairing  map[string]bool // pool ids whose repair runs
+	lastRepair map[string]time.Time
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
 	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
@@ -134,16 +130,19 @@ func New(o Options) (*Reconciler, error) {
 	}
 	o = o.withDefaults()
 	r := &Reconciler{
-		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
-		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
-		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
+		o: o, log: o.Logger, lastRepair: map[string]time.Time{}, repairing: map[string]bool{},
+		runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
 		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
 		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
 	}
-	r.q = workqueue.New(r.reconcile, workqueue.Options{
-		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
+	r.pools = workqueue.New(r.reconcile, workqueue.Options{
+		Name: "pools", Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
 		Backoff: workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute},
+	})
+	r.instances = workqueue.New(r.reconcileInstance, workqueue.Options{
+		Name: "instances", Workers: o.InstanceWorkers, Logger: o.Logger,
+		Backoff: workqueue.Backoff{Base: o.Policy.RetryBackoff, Max: o.Policy.MaxRetryBackoff},
 	})
 	return r, nil
 }
@@ -152,24 +151,22 @@ func New(o Options) (*Reconciler, error) {
 // instance callbacks and the resync timer call it.
 func (r *Reconciler) Notify(poolIDs ...string) {
 	for _, id := range poolIDs {
-		r.q.Add(id)
+		r.pools.Add(id)
 	}
 }
 
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
-// Notify and every ResyncInterval. It returns after running operations have stopped.
+// Notify and every ResyncInterval. It returns after the running steps have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
 	began := time.Now() // the first pass begins with reading the store
 	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.resyncLoop(ctx)
-	}()
-	r.q.Run(ctx)
-	<-done
+	var wg sync.WaitGroup
+	wg.Go(func() { r.resyncLoop(ctx) })
+	wg.Go(func() { r.instances.Run(ctx) })
+	r.pools.Run(ctx)
+	wg.Wait()
 	r.ops.Wait()
 	return nil
 }
@@ -190,90 +187,10 @@ func (r *Reconciler) resyncLoop(ctx context.Context) {
 	}
 }
 
-// reconcile is the queue handler for one pool key.
-func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Result, error) {
-	env, err := r.load(ctx, poolID)
-	switch {
-	case errors.Is(err, garrison.ErrNotFound) && env == nil:
-		r.forgetPool(poolID)
-		r.passes.done(poolID, stepPlanned, stepRepaired)
-		return workqueue.Result{}, nil // the pool is gone
-	case errors.Is(err, garrison.ErrNotFound):
-		r.reportPool(env.pool, err)
-		r.passes.done(poolID, stepPlanned, stepRepaired)
-		return workqueue.Result{}, workqueue.Terminal(err) // configuration: unknown provider or entity
-	case err != nil:
-		return workqueue.Result{}, err
-	}
-	if held, err := r.claim(ctx, poolID); err != nil || !held {
-		if err == nil {
-			r.passes.done(poolID, stepPlanned, stepRepaired) // another replica's
-		}
-		return workqueue.Result{RequeueAfter: r.o.LeaseTTL / 2}, err
-	}
-	if r.repairDue(poolID) {
-		r.startRepair(ctx, env) // in the background: planning from the store is safe meanwhile
-	}
-	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
-	r.recordUnserved(ctx, env, acts.Unserved)
-	r.execute(ctx, env, acts)
-	r.reportPool(env.pool, nil)
-	r.passes.done(poolID, stepPlanned)
-	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
-}
-
-// reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
-// reconciled fine still reports the fault that fails its creates (notePoolFault).
-func (r *Reconciler) reportPool(p garrison.Pool, err error) {
-	if err == nil {
-		err = r.poolFault(p.ID)
-	}
-	if r.o.PoolStatus != nil {
-		r.o.PoolStatus(p, err)
-	}
-}
-
 // claim takes or renews this replica's lease on the pool (always held without Leases).
 func (r *Reconciler) claim(ctx context.Context, poolID string) (bool, error) {
 	if r.o.Leases == nil {
 		return true, nil
 	}
 	return r.o.Leases.Lease(ctx, "pool/"+poolID, r.o.Holder, r.o.LeaseTTL)
-}
-
-// observed snapshots what the plan needs beyond the store.
-func (r *Reconciler) observed(env *poolEnv) plan.Observed {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	obs := plan.Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs,
-		Busy: map[string]bool{}, NotBefore: map[string]time.Time{}}
-	for _, in := range env.instances {
-		if r.inflight[in.Name] != "" {
-			obs.Busy[in.Name] = true
-		}
-		if nb, ok := r.notBefore[in.Name]; ok {
-			obs.NotBefore[in.Name] = nb
-		}
-	}
-	return obs
-}
-
-// requeueAfter is the plan's wish, shortened to Poll while operations of the pool run.
-func (r *Reconciler) requeueAfter(env *poolEnv, acts plan.Actions) time.Duration {
-	d := acts.RequeueAfter
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, pool := range r.inflight {
-		if pool == env.pool.ID {
-			return min(cmpPositive(d, r.o.Policy.Poll), r.o.Policy.Poll)
-		}
-	}
-	return d
-}
-
-func cmpPositive(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }

@@ -42,7 +42,6 @@ func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
 	}
 	r.repairing[env.pool.ID] = true
 	r.mu.Unlock()
-	r.opsStarted.Add(1)
 	r.ops.Go(func() {
 		defer func() {
 			r.mu.Lock()
@@ -61,7 +60,7 @@ func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
 		}
 		r.passes.done(env.pool.ID, stepRepaired)
 		if changed > 0 {
-			r.q.Add(env.pool.ID)
+			r.pools.Add(env.pool.ID)
 		}
 	})
 }
@@ -71,7 +70,7 @@ func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
 // gone are closed, creating instances left by a dead process are settled, and our forge
 // runners with no instance are deregistered. It returns how many records it settled.
 func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
-	busy := r.busyNames()
+	busy := r.busyNames(env)
 	// The provider is listed before the store: every instance it has was recorded
 	// before it was created, so a missing record means the record is gone for good.
 	// Records written since the listing began are not judged by it (see closeVanished).
@@ -89,22 +88,15 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
 	return settled, r.removeGhostRunners(ctx, env)
 }
 
-// busyNames snapshots the instances with an operation in flight.
-func (r *Reconciler) busyNames() map[string]bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]bool, len(r.inflight))
-	for n := range r.inflight {
-		out[n] = true
+// busyNames snapshots the instances of the pool with a step queued or running.
+func (r *Reconciler) busyNames(env *poolEnv) map[string]bool {
+	out := map[string]bool{}
+	for _, in := range env.instances {
+		if in.PoolID == env.pool.ID && r.instanceBusy(in.Name) {
+			out[in.Name] = true
+		}
 	}
 	return out
-}
-
-// isBusy reports whether an operation on the named instance is in flight now.
-func (r *Reconciler) isBusy(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.inflight[name] != ""
 }
 
 // removeStrays deletes provider instances that have no record.
@@ -137,7 +129,7 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 	for _, in := range rows {
 		// An instance an operation works on, or one changed after the listing began (an
 		// operation that ended meanwhile), may be missing from the listing rightly.
-		if busy[in.Name] || r.isBusy(in.Name) || !in.UpdatedAt.Before(listedAt) {
+		if busy[in.Name] || r.instanceBusy(in.Name) || !in.UpdatedAt.Before(listedAt) {
 			continue
 		}
 		switch in.Status {

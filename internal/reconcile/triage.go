@@ -83,7 +83,7 @@ func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) err
 func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garrison.Pool) {
 	env, ok := r.snapshotEnv(ctx, snap, p)
 	if !ok {
-		r.q.Add(p.ID)
+		r.pools.Add(p.ID)
 		return
 	}
 	if r.repairDue(p.ID) {
@@ -91,12 +91,12 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	}
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	if hasOps(acts) {
-		r.q.Add(p.ID)
+		r.pools.Add(p.ID)
 		return
 	}
 	if acts.RequeueAfter > 0 {
 		// The timer its last reconcile set may be a later one (the state changed since).
-		r.q.AddAfter(p.ID, acts.RequeueAfter)
+		r.pools.AddAfter(p.ID, acts.RequeueAfter)
 	}
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.reportPool(p, nil)

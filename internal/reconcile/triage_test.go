@@ -58,7 +58,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		h := newHarness(t)
 		settledPools(h)
 		r, counter := freshTriage(t, h)
-		if n := r.q.Len(); n != 0 {
+		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued for the workers, want none", n)
 		}
 		if n := counter.reads.Load(); n != 0 {
@@ -75,7 +75,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		h.queueJob(7) // written to the ledger with no Notify: a lost notification
 		h.resetClock()
 		r, _ := freshTriage(t, h)
-		if n := r.q.Len(); n == 0 {
+		if n := r.pools.Len(); n == 0 {
 			t.Fatal("no pool queued for the job")
 		}
 		for _, p := range pools {
@@ -105,7 +105,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 			return nil
 		}))(t)
 		r, _ := freshTriage(t, h)
-		if n := r.q.Len(); n != 0 {
+		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued, want none", n)
 		}
 		if reason, ok := r.JobReason(8); !ok || reason == "" {
@@ -124,7 +124,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		if got := must(h.store.Instance(t.Context(), gone.Name))(t); got.Status != garrison.InstancePendingDelete {
 			t.Fatalf("vanished instance is %s, want pending_delete", got.Status)
 		}
-		if n := r.q.Len(); n != 1 {
+		if n := r.pools.Len(); n != 1 {
 			t.Errorf("%d pools queued after the repair, want 1", n)
 		}
 	})
@@ -161,7 +161,7 @@ func TestTriageWithLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ops.Wait()
-	if n := r.q.Len(); n != 0 {
+	if n := r.pools.Len(); n != 0 {
 		t.Errorf("%d idle pools queued, want none", n)
 	}
 	if n := lister.lists.Load(); n != 1 {

@@ -16,6 +16,10 @@ type Handler func(ctx context.Context, key string) (Result, error)
 type Result struct {
 	// RequeueAfter > 0 adds the key again after that delay.
 	RequeueAfter time.Duration
+	// Hold keeps the key from running before RequeueAfter has passed, as a failure's
+	// backoff does: an Add meanwhile waits for it. (Without Hold an Add runs the key at
+	// once.) For a handler that knows nothing can be done before then.
+	Hold bool
 }
 
 // Options tune a Queue. The zero value is usable.
@@ -219,6 +223,15 @@ func (q *Queue) Has(key string) bool {
 	return queued || timed || !q.active[key].IsZero()
 }
 
+// Busy reports whether key waits for a worker or is being processed (not merely due
+// later).
+func (q *Queue) Busy(key string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	_, queued := q.queued[key]
+	return queued || !q.active[key].IsZero()
+}
+
 // Run processes keys with Options.Workers workers until ctx is done, then waits for the
 // running Handler calls to return. Call it once.
 func (q *Queue) Run(ctx context.Context) {
@@ -334,6 +347,9 @@ func (q *Queue) done(key string, res Result, err error, took time.Duration) {
 	switch {
 	case err == nil:
 		delete(q.failures, key)
+		if res.RequeueAfter > 0 && res.Hold {
+			q.retryAt[key] = time.Now().Add(res.RequeueAfter)
+		}
 		if res.RequeueAfter > 0 {
 			q.addAfterLocked(key, res.RequeueAfter)
 		}

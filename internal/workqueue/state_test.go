@@ -50,6 +50,37 @@ func TestAddDuringFailureBackoffWaits(t *testing.T) {
 	})
 }
 
+// TestHold: a key whose handler asked to be held is not run before its RequeueAfter, even
+// when added; without Hold an Add runs it at once.
+func TestHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder(func(_ context.Context, key string, n int) (Result, error) {
+			if n == 1 {
+				return Result{RequeueAfter: 10 * time.Second, Hold: key == "held"}, nil
+			}
+			return Result{}, nil
+		})
+		q := New(r.handle, Options{})
+		stop := start(t, q)
+		defer stop()
+		q.Add("held")
+		q.Add("free")
+		synctest.Wait()
+		time.Sleep(time.Second)
+		q.Add("held")
+		q.Add("free")
+		synctest.Wait()
+		if r.count("held") != 1 || r.count("free") != 2 {
+			t.Fatalf("calls after an Add = held %d, free %d; want 1 and 2", r.count("held"), r.count("free"))
+		}
+		time.Sleep(10 * time.Second)
+		synctest.Wait()
+		if r.count("held") != 2 {
+			t.Fatalf("held key calls = %d, want 2 once its time came", r.count("held"))
+		}
+	})
+}
+
 func TestHas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
@@ -74,14 +105,16 @@ func TestHas(t *testing.T) {
 		for _, k := range []string{"later", "failing", "done", "slow"} {
 			q.Add(k)
 		}
-		synctest.Wait() // slow is running, the rest ran
+		synctest.Wait()  // slow is running, the rest ran
+		q.Add("waiting") // behind slow: one worker
 		tests := []struct {
-			key  string
-			want bool
-		}{{"queued", false}, {"done", false}, {"later", true}, {"failing", true}, {"slow", true}}
+			key       string
+			has, busy bool
+		}{{"queued", false, false}, {"done", false, false}, {"later", true, false}, {"failing", true, false},
+			{"slow", true, true}, {"waiting", true, true}}
 		for _, tt := range tests {
-			if got := q.Has(tt.key); got != tt.want {
-				t.Errorf("Has(%s) = %v, want %v", tt.key, got, tt.want)
+			if has, busy := q.Has(tt.key), q.Busy(tt.key); has != tt.has || busy != tt.busy {
+				t.Errorf("Has(%s), Busy = %v, %v; want %v, %v", tt.key, has, busy, tt.has, tt.busy)
 			}
 		}
 		close(release)

@@ -30,8 +30,6 @@ type Policy struct {
 	ScaleDownGrace time.Duration
 	// JobTTL: queued jobs older than this are ignored (default 24h, GitHub's limit).
 	JobTTL time.Duration
-	// Poll is the requeue delay while operations are in flight (default 5s).
-	Poll time.Duration
 }
 
 // WithDefaults fills zero fields.
@@ -48,7 +46,6 @@ func (p Policy) WithDefaults() Policy {
 	def(&p.MaxRetryBackoff, 5*time.Minute)
 	def(&p.ScaleDownGrace, 5*time.Minute)
 	def(&p.JobTTL, 24*time.Hour)
-	def(&p.Poll, 5*time.Second)
 	return p
 }
 
@@ -68,10 +65,9 @@ type Observed struct {
 	Instances []garrison.Instance
 	// Jobs are the entity's queued jobs from the ledger.
 	Jobs []garrison.Job
-	// Busy names the instances with an operation running in this process.
+	// Busy names the instances with an operation queued or running: the plan leaves them
+	// to it (whoever runs it tells the pool when it is done).
 	Busy map[string]bool
-	// NotBefore delays the next delete attempt of an instance (after a failure).
-	NotBefore map[string]time.Time
 }
 
 // Actions is what Plan decided for one pool.
@@ -79,9 +75,9 @@ type Actions struct {
 	Creates  []Create
 	Locks    []Lock
 	Deletes  []Delete
-	Retries  []string // instances in error to clean up and create again
+	Retries  []string // instances in error whose retry is due: clean up and create again
 	Resumes  []string // pending_create instances to provision
-	Resolves []string // creating instances with no call in flight here (a restart)
+	Resolves []string // creating instances with no call in flight (a restart)
 	// Unserved lists the entity's queued jobs no runner is coming for, with the reason.
 	// Every pool's plan reports the same list.
 	Unserved []Unserved
