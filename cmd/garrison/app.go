@@ -69,12 +69,10 @@ func (a *app) wire(ctx context.Context) error {
 		return err
 	}
 	a.sweeper, err = sweep.New(sweep.Options{
-		Store:      a.store,
-		Forges:     a.forges.sweepForge,
-		Notify:     a.notifyPools,
-		Logger:     a.logger,
-		Interval:   a.cfg.Reconcile.SweepInterval,
-		StartDelay: a.cfg.Reconcile.SweepStartDelay,
+		Store:  a.store,
+		Forges: a.forges.sweepForge,
+		Notify: a.notifyPools,
+		Logger: a.logger,
 	})
 	if err != nil {
 		return err
@@ -189,11 +187,6 @@ func (a *app) Serve(ctx context.Context, ln net.Listener) error {
 	for _, p := range a.providers {
 		wg.Go(func() { p.introspect(bg, a.logger) })
 	}
-	wg.Go(func() {
-		if err := a.sweeper.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
-			a.logger.Error("missed-webhook sweep stopped", "error", err)
-		}
-	})
 	a.managers.running.Store(true)
 	wg.Go(func() {
 		defer a.managers.running.Store(false)

@@ -201,19 +201,17 @@ func (h *harness) pass(r *Reconciler, poolID string) {
 	h.drain(r)
 }
 
-// drain runs the instance steps waiting for a worker, one at a time, and waits for the
-// repairs, until none is left; it returns how many steps ran. Steps due later (a
-// retry's or a failed delete's backoff) stay due later.
+// drain runs the instance steps and the repairs waiting for a worker, one at a time,
+// until none is left; it returns how many ran. Work due later (a retry's or a failed
+// delete's backoff, the next repair) stays due later.
 func (h *harness) drain(r *Reconciler) int {
 	n := 0
 	for {
-		r.ops.Wait()
-		k := r.instances.ProcessReady(h.t.Context())
-		r.ops.Wait()
-		n += k
-		if k == 0 && r.instances.Len() == 0 {
+		k := r.instances.ProcessReady(h.t.Context()) + r.repairs.ProcessReady(h.t.Context())
+		if k == 0 {
 			return n
 		}
+		n += k
 	}
 }
 

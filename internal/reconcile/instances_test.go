@@ -24,7 +24,7 @@ func TestDisabledPoolDropsQueuedCreates(t *testing.T) {
 		t.Fatalf("instances requested = %d, want 2", n)
 	}
 	must(h.store.UpdatePool(t.Context(), p.ID, func(p *garrison.Pool) error { p.Enabled = false; return nil }))(t)
-	if n := h.drain(r); n != 2 {
+	if n := r.instances.ProcessReady(t.Context()); n != 2 {
 		t.Fatalf("steps run = %d, want 2", n)
 	}
 	if ins := h.instances(p.ID); len(ins) != 0 {
@@ -59,7 +59,10 @@ func TestPanicInAStepIsRecovered(t *testing.T) {
 	p := h.pool(1, 1, "")
 	prov := &panicOnce{Provider: h.prov}
 	r := h.reconciler(prov)
-	h.pass(r, p.ID) // the step panics; the queue recovers
+	if _, err := r.reconcile(t.Context(), p.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.instances.ProcessReady(t.Context()) // the step panics; the queue recovers
 	if !prov.panicked.Load() {
 		t.Fatal("the provider was not called")
 	}

@@ -38,9 +38,7 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 		}
 		return workqueue.Result{RequeueAfter: r.o.LeaseTTL / 2}, err
 	}
-	if r.repairDue(poolID) {
-		r.startRepair(ctx, env) // in the background: planning from the store is safe meanwhile
-	}
+	r.ensureRepair(poolID)
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)

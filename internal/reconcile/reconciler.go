@@ -3,9 +3,12 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/workqueue"
@@ -56,6 +59,19 @@ type Options struct {
 	// the next one waits Pace times the previous one's duration (default 3, at most 1s),
 	// so that one busy pool takes at most a quarter of a worker. Negative: no pacing.
 	Pace float64
+
+	// Sweep, when set, sweeps each entity for lost webhooks every SweepInterval (default
+	// DefaultSweepInterval) ± SweepJitter (a fraction, default DefaultSweepJitter), the
+	// first time at a random point within SweepStartDelay (default the smaller of the
+	// interval and DefaultSweepStartDelay) after the start or after the entity appears.
+	Sweep           SweepFunc
+	SweepInterval   time.Duration
+	SweepStartDelay time.Duration
+	SweepJitter     float64
+
+	// Registerer, when set, receives the metrics of the controllers (controller-runtime's
+	// workqueue_* and controller_runtime_* families) and garrison's own.
+	Registerer prometheus.Registerer
 }
 
 func (o Options) validate() error {
@@ -81,6 +97,11 @@ func (o Options) withDefaults() Options {
 	setDefault(&o.LeaseTTL, time.Minute)
 	setDefault(&o.ResyncInterval, time.Minute)
 	setDefault(&o.RepairInterval, 5*time.Minute)
+	setDefault(&o.SweepInterval, DefaultSweepInterval)
+	setDefault(&o.SweepStartDelay, min(o.SweepInterval, DefaultSweepStartDelay))
+	if o.SweepJitter <= 0 {
+		o.SweepJitter = DefaultSweepJitter
+	}
 	if o.Pace == 0 {
 		o.Pace = 3
 	}
@@ -101,19 +122,17 @@ type Reconciler struct {
 	// The controllers, each a handler on its own queue.
 	pools     *workqueue.Queue // key: pool id
 	instances *workqueue.Queue // key: instance name
+	repairs   *workqueue.Queue // key: pool id
+	sweeps    *workqueue.Queue // key: entity id; nil without Options.Sweep
+	resync    *workqueue.Queue // one key: resyncKey
 	// jobs caches each entity's queued jobs.
 	jobs *jobCache
-	// repairs bounds the three-way repairs running at once.
-	repairs chan struct{}
 	// passes reports the first pass over every pool after the start.
 	passes *firstPass
 	// listingMargin: see defaultListingMargin (tests shorten it).
 	listingMargin time.Duration
-	ops           sync.WaitGroup // running repairs
 
-	mu         sync.Mutex      // guards the maps below
-	repairing  map[string]bool // pool ids whose repair runs
-	lastRepair map[string]time.Time
+	mu sync.Mutex // guards the maps below
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
 	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
@@ -123,6 +142,9 @@ type Reconciler struct {
 	reasons      map[string]map[string]int // entity id -> reason -> jobs (for logging)
 }
 
+// resyncKey is the resync controller's one key.
+const resyncKey = "resync"
+
 // New returns a Reconciler.
 func New(o Options) (*Reconciler, error) {
 	if err := o.validate(); err != nil {
@@ -130,20 +152,30 @@ func New(o Options) (*Reconciler, error) {
 	}
 	o = o.withDefaults()
 	r := &Reconciler{
-		o: o, log: o.Logger, lastRepair: map[string]time.Time{}, repairing: map[string]bool{},
-		runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
+		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
-		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
-		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
+		jobs: newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
+		listingMargin: defaultListingMargin,
 	}
-	r.pools = workqueue.New(r.reconcile, workqueue.Options{
-		Name: "pools", Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
-		Backoff: workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute},
-	})
-	r.instances = workqueue.New(r.reconcileInstance, workqueue.Options{
-		Name: "instances", Workers: o.InstanceWorkers, Logger: o.Logger,
-		Backoff: workqueue.Backoff{Base: o.Policy.RetryBackoff, Max: o.Policy.MaxRetryBackoff},
-	})
+	var m *workqueue.Metrics
+	if o.Registerer != nil {
+		var err error
+		if m, err = workqueue.NewMetrics(o.Registerer); err != nil {
+			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+		}
+	}
+	queue := func(name string, h workqueue.Handler, workers int, backoff workqueue.Backoff, pace float64) *workqueue.Queue {
+		return workqueue.New(h, workqueue.Options{Name: name, Workers: workers, Logger: o.Logger, Pace: pace,
+			Backoff: backoff, Metrics: m})
+	}
+	r.pools = queue("pools", r.reconcile, o.Workers, workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute}, o.Pace)
+	r.instances = queue("instances", r.reconcileInstance, o.InstanceWorkers,
+		workqueue.Backoff{Base: o.Policy.RetryBackoff, Max: o.Policy.MaxRetryBackoff}, 0)
+	r.repairs = queue("repairs", r.repairPool, o.Workers, workqueue.Backoff{Base: time.Second, Max: o.RepairInterval}, 0)
+	r.resync = queue("resync", r.resyncAll, 1, workqueue.Backoff{Base: time.Second, Max: o.ResyncInterval}, 0)
+	if o.Sweep != nil {
+		r.sweeps = queue("sweeps", r.sweepEntity, o.Workers, workqueue.Backoff{Base: time.Second, Max: o.SweepInterval}, 0)
+	}
 	return r, nil
 }
 
@@ -162,29 +194,24 @@ func (r *Reconciler) Run(ctx context.Context) error {
 	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
 	}
+	r.resync.AddAfter(resyncKey, r.o.ResyncInterval)
 	var wg sync.WaitGroup
-	wg.Go(func() { r.resyncLoop(ctx) })
-	wg.Go(func() { r.instances.Run(ctx) })
-	r.pools.Run(ctx)
+	for _, q := range []*workqueue.Queue{r.pools, r.instances, r.repairs, r.sweeps, r.resync} {
+		if q != nil {
+			wg.Go(func() { q.Run(ctx) })
+		}
+	}
 	wg.Wait()
-	r.ops.Wait()
 	return nil
 }
 
-// resyncLoop is the one timer: it triages every pool each ResyncInterval.
-func (r *Reconciler) resyncLoop(ctx context.Context) {
-	t := time.NewTicker(r.o.ResyncInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := r.triage(ctx, nil); err != nil && ctx.Err() == nil {
-				r.log.Warn("reconcile: resync failed", slog.Any("error", err))
-			}
-		}
+// resyncAll is the resync controller's handler: the one timer. It triages every pool and
+// schedules the repairs and sweeps that are not, every ResyncInterval.
+func (r *Reconciler) resyncAll(ctx context.Context, _ string) (workqueue.Result, error) {
+	if err := r.triage(ctx, nil); err != nil {
+		return workqueue.Result{}, err
 	}
+	return workqueue.Result{RequeueAfter: r.o.ResyncInterval}, nil
 }
 
 // claim takes or renews this replica's lease on the pool (always held without Leases).

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
 
@@ -17,52 +19,57 @@ import (
 // stamp rows (this process's, other replicas') and this process's clock.
 const defaultListingMargin = time.Second
 
-// repairDue reports whether the pool's three-way repair is due (on its first reconcile
-// in this process, then every RepairInterval), and if so records it as done now.
-func (r *Reconciler) repairDue(poolID string) bool {
-	now := r.o.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	last, ok := r.lastRepair[poolID]
-	if ok && now.Sub(last) < r.o.RepairInterval {
-		return false
+// repairPool is the repairs controller's handler for one pool key: the pool's three-way
+// repair (repair), then another look after RepairInterval (±10%). With Leases, a pool
+// another replica holds is that replica's to repair. A repair that changed a record of
+// the pool asks for the pool to be reconciled.
+func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.Result, error) {
+	next := workqueue.Result{RequeueAfter: jitter(r.o.RepairInterval, 0.1)}
+	env, err := r.loadPool(ctx, poolID)
+	switch {
+	case errors.Is(err, garrison.ErrNotFound) && env == nil:
+		r.passes.done(poolID, stepRepaired)
+		return workqueue.Result{}, nil // the pool is gone: its key too
+	case errors.Is(err, garrison.ErrNotFound):
+		r.passes.done(poolID, stepRepaired) // configuration: the pool reports it
+		return next, nil
+	case err != nil:
+		return workqueue.Result{}, err
 	}
-	r.lastRepair[poolID] = now
-	return true
+	if held, err := r.claim(ctx, poolID); err != nil || !held {
+		if err == nil {
+			r.passes.done(poolID, stepRepaired) // another replica's
+		}
+		return next, err
+	}
+	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
+		return workqueue.Result{}, fmt.Errorf("reconcile: list instances: %w", err)
+	}
+	changed, err := r.repair(ctx, env)
+	if ctx.Err() != nil {
+		return workqueue.Result{}, nil
+	}
+	if err != nil {
+		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
+	}
+	r.passes.done(poolID, stepRepaired)
+	if changed > 0 {
+		r.pools.Add(poolID)
+	}
+	return next, nil
 }
 
-// startRepair runs the pool's three-way repair in the background (at most Workers at
-// once, one per pool) and asks for the pool to be reconciled again when the repair
-// changed a record of it.
-func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
-	r.mu.Lock()
-	if r.repairing[env.pool.ID] {
-		r.mu.Unlock()
-		return
+// ensureRepair schedules the pool's repair now unless it is scheduled already: a pool
+// is repaired on its first look by this process, then every RepairInterval.
+func (r *Reconciler) ensureRepair(poolID string) {
+	if !r.repairs.Has(poolID) {
+		r.repairs.Add(poolID)
 	}
-	r.repairing[env.pool.ID] = true
-	r.mu.Unlock()
-	r.ops.Go(func() {
-		defer func() {
-			r.mu.Lock()
-			delete(r.repairing, env.pool.ID)
-			r.mu.Unlock()
-		}()
-		select {
-		case r.repairs <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		changed, err := r.repair(ctx, env)
-		<-r.repairs
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
-		}
-		r.passes.done(env.pool.ID, stepRepaired)
-		if changed > 0 {
-			r.pools.Add(env.pool.ID)
-		}
-	})
+}
+
+// jitter varies d by up to ±frac of it, at random.
+func jitter(d time.Duration, frac float64) time.Duration {
+	return time.Duration(float64(d) * (1 + frac*(2*rand.Float64()-1)))
 }
 
 // repair compares the store, the provider and the forge for one pool and removes the

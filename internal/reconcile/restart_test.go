@@ -213,8 +213,9 @@ func TestRepairsShareTheEntityRunnerListing(t *testing.T) {
 	if cf.lists != 1 {
 		t.Fatalf("forge listings for 3 pools' repairs = %d, want 1", cf.lists)
 	}
-	h.advance(6 * time.Minute) // the next repairs are due, the listing is stale
+	h.advance(6 * time.Minute) // the listing is stale
 	for _, p := range pools {
+		r.repairs.Add(p.ID) // as the repair's timer does after RepairInterval
 		h.pass(r, p.ID)
 	}
 	if cf.lists != 2 {

@@ -57,13 +57,13 @@ func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 	return s, nil
 }
 
-// triage is the resync's look at every pool. It reads
-// the store once, starts the repairs that are due and plans each pool against that
-// read; only a pool whose plan has an operation goes to the workers, which read it
-// afresh before acting. A pool with nothing to do counts as reconciled. Every write that
-// could give a pool work also notifies it, so the triage is the safety net, and it costs
-// a few queries, not five per pool. seen, when set, is told the pools before any is
-// triaged.
+// triage is the resync's look at every pool. It reads the store once and plans each
+// pool against that read; only a pool whose plan has an operation goes to the workers,
+// which read it afresh before acting. A pool with nothing to do counts as reconciled.
+// Every write that could give a pool work also notifies it, so the triage is the safety
+// net, and it costs a few queries, not five per pool. It also schedules every pool's
+// repair and every entity's sweeps that are not scheduled (new ones, and at the start
+// all). seen, when set, is told the pools before any is triaged.
 func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) error {
 	snap, err := r.readSnapshot(ctx)
 	if err != nil {
@@ -73,7 +73,11 @@ func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) err
 		seen(snap.pools)
 	}
 	for _, p := range snap.pools {
+		r.ensureRepair(p.ID)
 		r.triagePool(ctx, snap, p)
+	}
+	for id := range snap.entities {
+		r.ensureSweep(id)
 	}
 	return nil
 }
@@ -85,9 +89,6 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	if !ok {
 		r.pools.Add(p.ID)
 		return
-	}
-	if r.repairDue(p.ID) {
-		r.triageRepair(ctx, env)
 	}
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	if hasOps(acts) {
@@ -101,17 +102,6 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	r.recordUnserved(ctx, env, acts.Unserved)
 	r.reportPool(p, nil)
 	r.passes.done(p.ID, stepPlanned)
-}
-
-// triageRepair starts the pool's repair when this replica holds (or takes) the pool's
-// lease; a pool another replica holds is that replica's to repair.
-func (r *Reconciler) triageRepair(ctx context.Context, env *poolEnv) {
-	held, err := r.claim(ctx, env.pool.ID)
-	if err != nil || !held {
-		r.passes.done(env.pool.ID, stepRepaired)
-		return
-	}
-	r.startRepair(ctx, env)
 }
 
 // snapshotEnv builds the pool's environment from the snapshot, as load would read it.

@@ -39,8 +39,9 @@ func settledPools(h *harness) []garrison.Pool {
 }
 
 // freshTriage runs one triage with a new reconciler (its repairs due, as after a start)
-// and waits for the repairs; it returns the reconciler and its store's read counter.
-func freshTriage(t *testing.T, h *harness) (*Reconciler, *poolReadCounter) {
+// and then the repairs it scheduled; it returns the reconciler and how many single-pool
+// reads the triage itself made.
+func freshTriage(t *testing.T, h *harness) (*Reconciler, int64) {
 	t.Helper()
 	counter := &poolReadCounter{Store: h.store}
 	r := h.reconciler(h.prov)
@@ -49,19 +50,20 @@ func freshTriage(t *testing.T, h *harness) (*Reconciler, *poolReadCounter) {
 	if err := r.triage(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
-	return r, counter
+	reads := counter.reads.Load()
+	h.drain(r)
+	return r, reads
 }
 
 func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 	t.Run("settled pools are not reconciled one by one", func(t *testing.T) {
 		h := newHarness(t)
 		settledPools(h)
-		r, counter := freshTriage(t, h)
+		r, reads := freshTriage(t, h)
 		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued for the workers, want none", n)
 		}
-		if n := counter.reads.Load(); n != 0 {
+		if n := reads; n != 0 {
 			t.Errorf("%d single-pool reads, want none", n)
 		}
 	})
@@ -160,7 +162,7 @@ func TestTriageWithLeases(t *testing.T) {
 	if err := r.triage(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
+	h.drain(r)
 	if n := r.pools.Len(); n != 0 {
 		t.Errorf("%d idle pools queued, want none", n)
 	}
@@ -174,7 +176,7 @@ func TestTriageWithLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
+	h.drain(r)
 	if res.RequeueAfter > 0 && res.RequeueAfter < time.Minute {
 		t.Errorf("an idle pool asks to be reconciled again after %s", res.RequeueAfter)
 	}

@@ -1,5 +1,6 @@
 // Package sweep is garrison's safety net for lost webhooks (GitHub never retries a failed
-// delivery). Per entity, at a low jittered rate, it:
+// delivery). SweepEntity sweeps one entity; the reconciler's sweeps controller calls it
+// for every entity at a low jittered rate (internal/reconcile, Options.Sweep). A sweep:
 //
 //   - lists the forge's queued jobs (GitHub: queued and in_progress workflow runs and their
 //     queued jobs; Gitea: queued jobs) and records those the ledger does not know, with the
@@ -25,7 +26,7 @@
 // An idle repository costs, per sweep, two run listings, one hook listing (once, then
 // cached; when garrison's webhook is not there, again every Options.HookRecheck) and one
 // delivery listing: all GETs the GitHub client revalidates with ETags, so
-// an unchanged repository is answered 304 and charged nothing. With DefaultInterval (10
+// an unchanged repository is answered 304 and charged nothing. With the default interval (10
 // minutes) that is at most 18 charged calls an hour if the forge ignored ETags, and none
 // in practice.
 package sweep

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -110,81 +109,4 @@ func (s *Sweeper) SweepEntity(ctx context.Context, e garrison.Entity) (Stats, er
 		return st, fmt.Errorf("sweep %s: redeliver: %w", e.FullName(), err)
 	}
 	return st, nil
-}
-
-// Run sweeps each entity on its own jittered ticker until ctx ends, following entities as
-// they are created and deleted (the entity list is re-read every StartDelay, so a new
-// entity is first swept within two StartDelays).
-func (s *Sweeper) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	loops := map[string]context.CancelFunc{}
-	defer func() {
-		for _, cancel := range loops {
-			cancel()
-		}
-		wg.Wait()
-	}()
-	for {
-		ents, err := s.o.Store.ListEntities(ctx, store.EntityFilter{})
-		if err != nil && ctx.Err() == nil {
-			s.logs.logf(ctx, slog.LevelError, "list", "sweep: list entities", "err", err)
-		}
-		if err == nil {
-			s.follow(ctx, &wg, loops, ents)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(s.o.StartDelay):
-		}
-	}
-}
-
-// follow starts a loop for each new entity and stops the loops of deleted ones.
-func (s *Sweeper) follow(ctx context.Context, wg *sync.WaitGroup, loops map[string]context.CancelFunc, ents []garrison.Entity) {
-	live := map[string]bool{}
-	for _, e := range ents {
-		live[e.ID] = true
-		if _, ok := loops[e.ID]; ok {
-			continue
-		}
-		lctx, cancel := context.WithCancel(ctx)
-		loops[e.ID] = cancel
-		wg.Go(func() { s.loop(lctx, e.ID) })
-	}
-	for id, cancel := range loops {
-		if !live[id] {
-			cancel()
-			delete(loops, id)
-		}
-	}
-}
-
-// loop sweeps one entity every Interval ± Jitter, the first time after a random part of
-// StartDelay so that entities spread out.
-func (s *Sweeper) loop(ctx context.Context, id string) {
-	wait := time.Duration(rand.Int64N(int64(s.o.StartDelay)))
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		e, err := s.o.Store.Entity(ctx, id)
-		if errors.Is(err, garrison.ErrNotFound) {
-			return // deleted; follow stops the loop too
-		}
-		if err == nil {
-			_, err = s.SweepEntity(ctx, e)
-		}
-		if err != nil && ctx.Err() == nil {
-			s.logs.logf(ctx, slog.LevelWarn, "sweep:"+id, "sweep: entity failed", "entity", id, "err", err)
-		}
-		wait = s.jittered()
-	}
-}
-
-func (s *Sweeper) jittered() time.Duration {
-	f := 1 + s.o.Jitter*(2*rand.Float64()-1)
-	return time.Duration(float64(s.o.Interval) * f)
 }
