@@ -23,15 +23,28 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 	if !env.pool.Enabled {
 		return r.dropRequest(ctx, env, in)
 	}
+	releaseProvider, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil // the budget hands the key back when a slot frees
+	}
+	defer releaseProvider()
+	releaseForge, ok := r.takeSlot(env, budgetCredentials)
+	if !ok {
+		return outcome{}, nil
+	}
 	bi, specs, err := r.prepare(ctx, env, &in)
+	releaseForge()
 	if ctx.Err() == nil {
 		r.notePoolFault(env.pool, err)
 	}
+	var rl *garrison.RateLimitError
 	switch {
 	case ctx.Err() != nil:
 		return outcome{}, nil // shutting down: the next process provisions it
 	case errors.Is(err, errStale):
 		return outcome{}, nil // moved on meanwhile
+	case errors.As(err, &rl):
+		return outcome{res: rateLimited(rl, r.o.Now())}, nil // not a failed attempt: it waits for the forge
 	case err != nil:
 		r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
 		return done, nil
@@ -56,7 +69,17 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 // registered for it.
 func (r *Reconciler) dropRequest(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
 	if in.AgentID != 0 {
-		if err := r.deregister(ctx, env, in); err != nil {
+		release, ok := r.takeSlot(env, budgetCredentials)
+		if !ok {
+			return outcome{}, nil
+		}
+		err := r.deregister(ctx, env, in)
+		release()
+		var rl *garrison.RateLimitError
+		if errors.As(err, &rl) {
+			return outcome{res: rateLimited(rl, r.o.Now())}, nil
+		}
+		if err != nil {
 			return outcome{}, fmt.Errorf("reconcile: drop instance request %s: %w", in.Name, err)
 		}
 	}
@@ -239,16 +262,23 @@ func (r *Reconciler) cleanup(ctx context.Context, env *poolEnv, in garrison.Inst
 }
 
 // dropRunner deregisters the forge runner of a failed attempt, so that no offline
-// runner is left behind while the instance waits in error, and forgets it.
+// runner is left behind while the instance waits in error, and forgets it. With the
+// credentials' budget full the runner is left to the next attempt, which replaces it.
 func (r *Reconciler) dropRunner(ctx context.Context, env *poolEnv, in garrison.Instance) {
 	if in.AgentID == 0 {
 		return
 	}
-	if err := r.deregister(ctx, env, in); err != nil {
+	release, ok := r.trySlot(env, budgetCredentials)
+	if !ok {
+		return
+	}
+	err := r.deregister(ctx, env, in)
+	release()
+	if err != nil {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "deregistering the runner of the failed create failed: "+err.Error())
 		return
 	}
-	_, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
+	_, err = r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
 		if i.AgentID == in.AgentID {
 			i.AgentID, i.JITConfig = 0, nil
 		}

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,22 +46,46 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 // remove runs the delete flow of an instance marked for deletion: pending_delete →
 // deleting → forge runner removed → provider DeleteInstance → row deleted. A force delete
 // ignores forge and provider errors; otherwise a failure puts the instance back and the
-// handler fails, so that the instances controller backs the next attempt off.
+// handler fails, so that the instances controller backs the next attempt off. A forge
+// that is rate limited puts it back too, to wait for the reset.
 func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
-	var force bool
+	releaseProvider, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil // the budget hands the key back when a slot frees
+	}
+	defer releaseProvider()
+	releaseForge := func() {}
+	if in.AgentID != 0 {
+		if releaseForge, ok = r.takeSlot(env, budgetCredentials); !ok {
+			return outcome{}, nil
+		}
+		defer releaseForge()
+	}
+	var back garrison.InstanceStatus
 	in, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
 		if !hasStatus(deletable, i.Status) {
 			return errStale
 		}
-		force = i.Status == garrison.InstancePendingForceDelete
+		back = cmp.Or(returnStatus[i.Status], i.Status)
 		i.Status = garrison.InstanceDeleting
 		return nil
 	})
 	if err != nil {
 		return outcome{}, ignoreStale(ignoreNotFound(err))
 	}
+	force := back == garrison.InstancePendingForceDelete
 	r.event(ctx, env, in.Name, garrison.LevelInfo, "deleting instance")
-	if err := r.removeEverywhere(ctx, env, in, force); err != nil {
+	err = r.deregisterForDelete(ctx, env, in, force)
+	releaseForge()
+	var rl *garrison.RateLimitError
+	if errors.As(err, &rl) && ctx.Err() == nil {
+		r.putBack(ctx, env, in.Name, back, "deletion waits for the forge: "+rl.Error())
+		return outcome{res: rateLimited(rl, r.o.Now())}, nil
+	}
+	if err == nil {
+		err = r.deleteInProvider(ctx, env, in, force)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return outcome{}, nil // shutting down: the next process resumes the deletion
 		}
@@ -73,6 +98,17 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 	return done, nil
 }
 
+// returnStatus is where a deletion goes back to when it must wait: a deletion resumed
+// from deleting (after a restart) goes back to pending_delete.
+var returnStatus = map[garrison.InstanceStatus]garrison.InstanceStatus{garrison.InstanceDeleting: garrison.InstancePendingDelete}
+
+// putBack returns an instance from deleting to the status it was deleted from.
+func (r *Reconciler) putBack(ctx context.Context, env *poolEnv, name string, back garrison.InstanceStatus, msg string) {
+	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelInfo, msg, nil); err != nil {
+		r.log.Error("reconcile: put deletion back", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+	}
+}
+
 // ranItsJob reports whether the instance's runner took a job and finished it: the forge
 // removes such an ephemeral runner itself, so deregistering it would only spend an API
 // call on a 404. (Should the forge keep it after all, the periodic repair removes it.)
@@ -80,17 +116,22 @@ func ranItsJob(in garrison.Instance) bool {
 	return in.JobID != 0 && in.RunnerStatus == garrison.RunnerTerminated
 }
 
-// removeEverywhere deregisters the forge runner and deletes the provider instance.
-func (r *Reconciler) removeEverywhere(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
-	if in.AgentID != 0 && !ranItsJob(in) {
-		err := r.deregister(ctx, env, in)
-		if err != nil && !force {
-			return err
-		}
-		if err != nil {
-			r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
-		}
+// deregisterForDelete deregisters the forge runner of an instance being deleted; a force
+// delete ignores the failure (a rate limit included).
+func (r *Reconciler) deregisterForDelete(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
+	if in.AgentID == 0 || ranItsJob(in) {
+		return nil
 	}
+	err := r.deregister(ctx, env, in)
+	if err != nil && force {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
+		return nil
+	}
+	return err
+}
+
+// deleteInProvider deletes the provider instance; a force delete ignores the failure.
+func (r *Reconciler) deleteInProvider(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
 	err := env.prov.DeleteInstance(ctx, providerTarget(env, in))
 	if err != nil && force {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring provider error: "+err.Error())

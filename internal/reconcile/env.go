@@ -1,9 +1,11 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -24,6 +26,9 @@ type poolEnv struct {
 	prov       Provider
 	settings   ProviderSettings
 	forges     Forges
+	// waiter is the controller key a step of the environment runs for: it waits for the
+	// budgets the step finds full.
+	waiter waiter
 
 	mu    sync.Mutex // guards forge
 	forge Forge      // resolved on first use
@@ -104,4 +109,33 @@ func (env *poolEnv) jit() bool {
 // attrs are the log attributes of the pool, followed by extra.
 func (env *poolEnv) attrs(extra ...any) []any {
 	return append([]any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}, extra...)
+}
+
+// budget names the budget of kind the pool's calls draw on: its provider's or its
+// entity's credentials'.
+func (env *poolEnv) budget(kind string) (budgetID, string) {
+	if kind == budgetProvider {
+		return budgetID{kind, env.pool.ProviderName}, env.pool.ProviderName
+	}
+	return credentialsBudget(env.entity)
+}
+
+// credentialsBudget names the budget of the entity's forge credentials.
+func credentialsBudget(e garrison.Entity) (budgetID, string) {
+	id := strconv.FormatUint(uint64(e.CredentialsID), 10)
+	return budgetID{budgetCredentials, id}, cmp.Or(e.CredentialsName, id)
+}
+
+// takeSlot takes a slot of the pool's budget of kind for the step's key; false when the
+// budget is full (the key then waits for a slot: the step returns without acting).
+func (r *Reconciler) takeSlot(env *poolEnv, kind string) (release func(), ok bool) {
+	id, name := env.budget(kind)
+	return r.budgets.take(id, name, env.waiter)
+}
+
+// trySlot takes a slot of the pool's budget of kind if one is free, without waiting for
+// one: for a call that may be left to a later step.
+func (r *Reconciler) trySlot(env *poolEnv, kind string) (release func(), ok bool) {
+	id, name := env.budget(kind)
+	return r.budgets.take(id, name, waiter{})
 }

@@ -48,6 +48,7 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	if held, err := r.claim(ctx, in.PoolID); err != nil || !held {
 		return workqueue.Result{}, err // another replica's pool: its reconciles hand the instance out there
 	}
+	env.waiter = r.instanceWaiter(name)
 	out, err := r.step(ctx, env, in)
 	if out.acted || err != nil {
 		r.pools.Add(in.PoolID)
@@ -96,7 +97,12 @@ func (r *Reconciler) orphaned(ctx context.Context, in garrison.Instance) error {
 }
 
 // instanceBusy reports whether the instances controller holds a step of the instance
-// that is queued or running.
+// that is queued, running or waiting for a budget.
 func (r *Reconciler) instanceBusy(name string) bool {
-	return r.instances.Busy(name)
+	return r.instances.Busy(name) || r.budgets.isWaiting(r.instanceWaiter(name).id)
+}
+
+// instanceWaiter is an instance key waiting for a budget.
+func (r *Reconciler) instanceWaiter(name string) waiter {
+	return waiter{id: "instances/" + name, wake: func() { r.instances.Add(name) }}
 }

@@ -51,6 +51,13 @@ type Options struct {
 	// (default 64): enough that the steps of a provider or credential waiting on its
 	// budget never starve the others.
 	InstanceWorkers int
+	// ProviderConcurrency bounds the calls running at once to one provider, and
+	// CredentialConcurrency those to the forge with one credential (default 8 each). A
+	// step that finds its budget full waits for a slot without holding a worker, so a
+	// provider that hangs or a credential waiting for its rate limit slows only its own
+	// pools.
+	ProviderConcurrency   int
+	CredentialConcurrency int
 	// ResyncInterval is the one timer's period: every pool is looked at (default 1m).
 	ResyncInterval time.Duration
 	// RepairInterval spaces the three-way repairs of a pool (default 5m).
@@ -94,6 +101,8 @@ func (o Options) withDefaults() Options {
 	o.Policy = o.Policy.WithDefaults()
 	setDefault(&o.Workers, 4)
 	setDefault(&o.InstanceWorkers, 64)
+	setDefault(&o.ProviderConcurrency, 8)
+	setDefault(&o.CredentialConcurrency, 8)
 	setDefault(&o.LeaseTTL, time.Minute)
 	setDefault(&o.ResyncInterval, time.Minute)
 	setDefault(&o.RepairInterval, 5*time.Minute)
@@ -125,6 +134,8 @@ type Reconciler struct {
 	repairs   *workqueue.Queue // key: pool id
 	sweeps    *workqueue.Queue // key: entity id; nil without Options.Sweep
 	resync    *workqueue.Queue // one key: resyncKey
+	// budgets bound the concurrent calls per provider and per forge credential.
+	budgets *budgets
 	// jobs caches each entity's queued jobs.
 	jobs *jobCache
 	// passes reports the first pass over every pool after the start.
@@ -155,12 +166,16 @@ func New(o Options) (*Reconciler, error) {
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
 		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
 		jobs: newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
+		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),
 		listingMargin: defaultListingMargin,
 	}
 	var m *workqueue.Metrics
 	if o.Registerer != nil {
 		var err error
 		if m, err = workqueue.NewMetrics(o.Registerer); err != nil {
+			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+		}
+		if err = o.Registerer.Register(budgetCollector{r.budgets}); err != nil {
 			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
 		}
 	}

@@ -45,26 +45,40 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
 		return workqueue.Result{}, fmt.Errorf("reconcile: list instances: %w", err)
 	}
+	env.waiter = r.repairWaiter(poolID)
 	changed, err := r.repair(ctx, env)
-	if ctx.Err() != nil {
-		return workqueue.Result{}, nil
-	}
-	if err != nil {
-		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
-	}
-	r.passes.done(poolID, stepRepaired)
 	if changed > 0 {
 		r.pools.Add(poolID)
 	}
+	var rl *garrison.RateLimitError
+	switch {
+	case ctx.Err() != nil:
+		return workqueue.Result{}, nil
+	case errors.Is(err, errWaiting):
+		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
+	case errors.As(err, &rl):
+		next = rateLimited(rl, r.o.Now()) // the forge part is tried again after the reset
+	case err != nil:
+		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
+	}
+	r.passes.done(poolID, stepRepaired)
 	return next, nil
 }
+
+// errWaiting says a repair waits for a budget slot.
+var errWaiting = errors.New("reconcile: waiting for a budget slot")
 
 // ensureRepair schedules the pool's repair now unless it is scheduled already: a pool
 // is repaired on its first look by this process, then every RepairInterval.
 func (r *Reconciler) ensureRepair(poolID string) {
-	if !r.repairs.Has(poolID) {
+	if !r.repairs.Has(poolID) && !r.budgets.isWaiting(r.repairWaiter(poolID).id) {
 		r.repairs.Add(poolID)
 	}
+}
+
+// repairWaiter is a repair key waiting for a budget.
+func (r *Reconciler) repairWaiter(poolID string) waiter {
+	return waiter{id: "repairs/" + poolID, wake: func() { r.repairs.Add(poolID) }}
 }
 
 // jitter varies d by up to ±frac of it, at random.
@@ -75,8 +89,27 @@ func jitter(d time.Duration, frac float64) time.Duration {
 // repair compares the store, the provider and the forge for one pool and removes the
 // difference: provider instances with no record are deleted, records whose instance is
 // gone are closed, creating instances left by a dead process are settled, and our forge
-// runners with no instance are deregistered. It returns how many records it settled.
+// runners with no instance are deregistered. It returns how many records it settled;
+// errWaiting when a budget it needs is full.
 func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
+	release, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return 0, errWaiting
+	}
+	settled, err := r.repairInstances(ctx, env)
+	release()
+	if err != nil {
+		return settled, err
+	}
+	if release, ok = r.takeSlot(env, budgetCredentials); !ok {
+		return settled, errWaiting
+	}
+	defer release()
+	return settled, r.removeGhostRunners(ctx, env)
+}
+
+// repairInstances is the provider part of the repair.
+func (r *Reconciler) repairInstances(ctx context.Context, env *poolEnv) (int, error) {
 	busy := r.busyNames(env)
 	// The provider is listed before the store: every instance it has was recorded
 	// before it was created, so a missing record means the record is gone for good.
@@ -91,8 +124,7 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
 		return 0, fmt.Errorf("list instances: %w", err)
 	}
 	r.removeStrays(ctx, env, list, rows)
-	settled := r.closeVanished(ctx, env, list, rows, busy, listedAt)
-	return settled, r.removeGhostRunners(ctx, env)
+	return r.closeVanished(ctx, env, list, rows, busy, listedAt), nil
 }
 
 // busyNames snapshots the instances of the pool with a step queued or running.

@@ -24,14 +24,20 @@ func (r *Reconciler) retry(ctx context.Context, env *poolEnv, in garrison.Instan
 	if now := r.o.Now(); now.Before(due) {
 		return outcome{res: workqueue.Result{RequeueAfter: due.Sub(now)}}, nil
 	}
-	if err := env.prov.DeleteInstance(ctx, providerTarget(env, in)); err != nil {
+	release, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil
+	}
+	err := env.prov.DeleteInstance(ctx, providerTarget(env, in))
+	release()
+	if err != nil {
 		if ctx.Err() != nil {
 			return outcome{}, nil
 		}
 		r.touch(ctx, env, in.Name, "retry postponed: cleanup in the provider failed: "+err.Error())
 		return done, nil
 	}
-	in, err := r.transition(ctx, env, in.Name, []garrison.InstanceStatus{garrison.InstanceError}, garrison.InstancePendingCreate,
+	in, err = r.transition(ctx, env, in.Name, []garrison.InstanceStatus{garrison.InstanceError}, garrison.InstancePendingCreate,
 		garrison.LevelInfo, fmt.Sprintf("retrying create (attempt %d)", in.CreateAttempt+1), func(i *garrison.Instance) {
 			i.CreateAttempt++
 			i.ProviderID, i.Addresses, i.RunnerStatus = "", nil, garrison.RunnerPending
@@ -54,6 +60,11 @@ func (r *Reconciler) touch(ctx context.Context, env *poolEnv, name, msg string) 
 // resolve settles an instance left in creating by a process that is gone: running if
 // the provider has it, else a failed attempt that the retry path takes over.
 func (r *Reconciler) resolve(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	release, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil
+	}
+	defer release() // a listing that settles the instance may clean up in the provider
 	list, err := env.prov.ListInstances(ctx, providerTarget(env, garrison.Instance{Name: in.Name}))
 	if err != nil {
 		if ctx.Err() != nil {

@@ -42,7 +42,13 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 			return next, err
 		}
 	}
+	bid, name := credentialsBudget(e)
+	release, ok := r.budgets.take(bid, name, r.sweepWaiter(id))
+	if !ok {
+		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
+	}
 	err = r.o.Sweep(ctx, e)
+	release()
 	var rl *garrison.RateLimitError
 	switch {
 	case ctx.Err() != nil:
@@ -58,7 +64,7 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 // ensureSweep schedules the entity's first sweep at a random point within
 // SweepStartDelay, unless its sweeps are scheduled already.
 func (r *Reconciler) ensureSweep(entityID string) {
-	if r.sweeps != nil && !r.sweeps.Has(entityID) {
+	if r.sweeps != nil && !r.sweeps.Has(entityID) && !r.budgets.isWaiting(r.sweepWaiter(entityID).id) {
 		r.sweeps.AddAfter(entityID, time.Duration(rand.Int64N(int64(r.o.SweepStartDelay))))
 	}
 }
@@ -68,4 +74,9 @@ func (r *Reconciler) ensureSweep(entityID string) {
 func rateLimited(rl *garrison.RateLimitError, now time.Time) workqueue.Result {
 	wait := max(rl.Until.Sub(now), time.Second)
 	return workqueue.Result{RequeueAfter: wait + time.Duration(rand.Int64N(int64(time.Second+wait/10))), Hold: true}
+}
+
+// sweepWaiter is a sweep key waiting for a budget.
+func (r *Reconciler) sweepWaiter(entityID string) waiter {
+	return waiter{id: "sweeps/" + entityID, wake: func() { r.sweeps.Add(entityID) }}
 }
