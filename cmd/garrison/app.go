@@ -130,7 +130,6 @@ func (a *app) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Debug:                   pprofHandler(),
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
-		JobReason:               a.pools.JobReason,
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {

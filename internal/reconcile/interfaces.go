@@ -28,6 +28,7 @@ type Store interface {
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error)
+	DeleteJob(ctx context.Context, id int64) error
 }
 
 // Provider is the part of the provider contract the reconciler calls (the host side of

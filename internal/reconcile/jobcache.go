@@ -150,3 +150,15 @@ func sortedJobs(m map[int64]garrison.Job) []garrison.Job {
 	slices.SortFunc(out, plan.CompareJobAge)
 	return out
 }
+
+// Forget drops a job this process deleted from the ledger (a delta read cannot see a
+// deletion).
+func (c *jobCache) Forget(entityID string, jobID int64) {
+	e := c.entity(entityID)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.queued[jobID]; ok {
+		delete(e.queued, jobID)
+		e.snapshot = nil
+	}
+}

@@ -40,8 +40,8 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	}
 	r.ensureRepair(poolID)
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
-	r.recordUnserved(ctx, env, acts.Unserved)
 	r.execute(ctx, env, acts)
+	r.recordReasons(ctx, env, acts)
 	r.reportPool(env.pool, nil)
 	r.passes.done(poolID, stepPlanned)
 	return workqueue.Result{RequeueAfter: acts.RequeueAfter}, nil
@@ -118,13 +118,14 @@ func (r *Reconciler) insertInstance(ctx context.Context, env *poolEnv, c plan.Cr
 	return in, nil
 }
 
-// lockJob records in the ledger that the instance was made (or claimed) for the job.
+// lockJob records in the ledger that the instance was made (or claimed) for the job, and
+// that nothing holds the job up any more.
 func (r *Reconciler) lockJob(ctx context.Context, env *poolEnv, jobID int64, instanceID string) {
 	j, err := r.o.Store.UpsertJob(ctx, jobID, func(j *garrison.Job, exists bool) error {
 		if !exists || j.Action != garrison.JobQueued {
 			return errJobTaken
 		}
-		j.LockedBy = instanceID
+		j.LockedBy, j.Reason = instanceID, "" // it gets a runner: nothing holds it up
 		return nil
 	})
 	if err == nil {

@@ -146,11 +146,9 @@ type Reconciler struct {
 	mu sync.Mutex // guards the maps below
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
-	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
-	poolFaults  map[string]error            // pool id -> why every create of it fails
+	poolFaults  map[string]error // pool id -> why every create of it fails
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
-	reasons      map[string]map[string]int // entity id -> reason -> jobs (for logging)
 }
 
 // resyncKey is the resync controller's one key.
@@ -163,9 +161,9 @@ func New(o Options) (*Reconciler, error) {
 	}
 	o = o.withDefaults()
 	r := &Reconciler{
-		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
-		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
-		jobs: newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
+		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, poolFaults: map[string]error{},
+		groupIgnored: map[string]string{},
+		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),
 		listingMargin: defaultListingMargin,
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
@@ -18,6 +19,7 @@ type storeSnapshot struct {
 	entities   map[string]garrison.Entity     // by id
 	instances  map[string][]garrison.Instance // entity id -> the instances of its pools
 	jobs       map[string][]garrison.Job      // entity id -> queued jobs, read once per triage
+	reasoned   map[string]bool                // entity ids whose job reasons were recorded
 }
 
 // readSnapshot reads the controller, every pool, entity and instance. Pools are read
@@ -25,7 +27,7 @@ type storeSnapshot struct {
 // pool notified it.
 func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 	s := &storeSnapshot{byEntity: map[string][]garrison.Pool{}, entities: map[string]garrison.Entity{},
-		instances: map[string][]garrison.Instance{}, jobs: map[string][]garrison.Job{}}
+		instances: map[string][]garrison.Instance{}, jobs: map[string][]garrison.Job{}, reasoned: map[string]bool{}}
 	var err error
 	if s.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{}); err != nil {
 		return nil, fmt.Errorf("reconcile: list pools: %w", err)
@@ -78,8 +80,37 @@ func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) err
 	}
 	for id := range snap.entities {
 		r.ensureSweep(id)
+		r.pruneJobs(ctx, snap, id)
 	}
 	return nil
+}
+
+// pruneJobs deletes from the ledger the entity's jobs queued for longer than JobTTL: the
+// forge has dropped them (GitHub keeps a job queued for a day at most) without telling
+// garrison, or no pool could ever serve them (jobs of GitHub-hosted runners, say, whose
+// later deliveries were lost).
+func (r *Reconciler) pruneJobs(ctx context.Context, snap *storeSnapshot, entityID string) {
+	jobs, ok := snap.jobs[entityID]
+	if !ok {
+		var err error
+		if jobs, err = r.jobs.Queued(ctx, entityID); err != nil {
+			r.log.Warn("reconcile: read queued jobs to prune", slog.String("entity", entityID), slog.Any("error", err))
+			return
+		}
+	}
+	cutoff := r.o.Now().Add(-r.o.Policy.JobTTL)
+	for _, j := range jobs {
+		if !j.CreatedAt.Before(cutoff) {
+			continue
+		}
+		if err := r.o.Store.DeleteJob(ctx, j.ID); err != nil {
+			r.log.Warn("reconcile: prune job", slog.String("entity", entityID), slog.Int64("job", j.ID), slog.Any("error", err))
+			continue
+		}
+		r.jobs.Forget(entityID, j.ID)
+		r.log.Info("reconcile: job dropped from the ledger: queued for longer than the forge keeps jobs",
+			slog.String("entity", entityID), slog.Int64("job", j.ID), slog.Time("queued_at", j.CreatedAt))
+	}
 }
 
 // triagePool plans one pool from the snapshot and enqueues it when it has work; any
@@ -99,7 +130,10 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 		// The timer its last reconcile set may be a later one (the state changed since).
 		r.pools.AddAfter(p.ID, acts.RequeueAfter)
 	}
-	r.recordUnserved(ctx, env, acts.Unserved)
+	if !snap.reasoned[p.EntityID] { // every pool's plan gives the entity's jobs the same reasons
+		snap.reasoned[p.EntityID] = true
+		r.recordReasons(ctx, env, acts)
+	}
 	r.reportPool(p, nil)
 	r.passes.done(p.ID, stepPlanned)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -110,8 +111,8 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued, want none", n)
 		}
-		if reason, ok := r.JobReason(8); !ok || reason == "" {
-			t.Errorf("job 8 has no reason: %q, %v", reason, ok)
+		if j := must(h.store.Job(t.Context(), 8))(t); !strings.Contains(j.Reason, "no pool has all of the labels") {
+			t.Errorf("job 8's reason in the ledger: %q", j.Reason)
 		}
 	})
 	t.Run("a repair that settles a record queues its pool", func(t *testing.T) {

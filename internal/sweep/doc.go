@@ -4,15 +4,15 @@
 //
 //   - lists the forge's queued jobs (GitHub: queued and in_progress workflow runs and their
 //     queued jobs; Gitea: queued jobs) and records those the ledger does not know, with the
-//     rules the webhook receiver (internal/intake) applies to a queued delivery: a job is
-//     recorded only when an enabled pool of the entity has all of its labels. A job no pool
-//     can serve is skipped, as the receiver answers 422 for it, and counted and logged
-//     (rate-limited); it is looked at again at the next sweep, so it is recorded once a
-//     pool for it exists. The pools matching every queued job, known or not, are enqueued
-//     through Notify;
+//     rules the webhook receiver (internal/intake) applies to a queued delivery: a job no
+//     enabled pool of the entity can serve is recorded with the reason
+//     (garrison.UnservedReason), so that the job list says why it waits, and counted and
+//     logged (rate-limited). The pools matching every queued job, known or not, are
+//     enqueued through Notify;
 //   - for the webhook garrison installed (forges with a delivery API: GitHub), lists the
 //     deliveries since the previous sweep and asks the forge to redeliver, once, each
-//     delivery (by GUID) that has no successful attempt.
+//     delivery (by GUID) that has no successful attempt. A delivery answered 422 (a job no
+//     pool can serve) is not redelivered: the answer would be the same.
 //
 // # Budget
 //

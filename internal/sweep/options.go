@@ -26,6 +26,7 @@ type Delivery struct {
 	GUID        string // stable across redeliveries
 	DeliveredAt time.Time
 	Status      string // "OK" when the receiver answered 2xx
+	StatusCode  int    // the receiver's HTTP status, 0 when it gave none
 	Redelivery  bool
 }
 

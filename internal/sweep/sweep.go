@@ -18,7 +18,7 @@ type Stats struct {
 	Skipped     int // entities skipped for budget
 	Recorded    int // queued jobs added to the ledger
 	Known       int // queued jobs the ledger already knew
-	Unmatched   int // queued jobs no pool can serve (not recorded)
+	Unserved    int // of Recorded, jobs no pool can serve (recorded with the reason)
 	Redelivered int // failed deliveries redelivered
 }
 
@@ -27,7 +27,7 @@ func (s *Stats) add(o Stats) {
 	s.Skipped += o.Skipped
 	s.Recorded += o.Recorded
 	s.Known += o.Known
-	s.Unmatched += o.Unmatched
+	s.Unserved += o.Unserved
 	s.Redelivered += o.Redelivered
 }
 

@@ -118,9 +118,9 @@ func (p *planner) matchPools(j *garrison.Job) ([]*poolState, string) {
 	case len(out) > 0:
 		return out, ""
 	case matched:
-		return nil, fmt.Sprintf("every pool matching labels %v is disabled", j.Labels)
+		return nil, garrison.ReasonPoolsDisabled(j.Labels)
 	}
-	return nil, fmt.Sprintf("no pool has all of the labels %v", j.Labels)
+	return nil, garrison.ReasonNoPool(j.Labels)
 }
 
 // choose picks among the pools that pass ok: the highest priority first; among equals,
