@@ -12,6 +12,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // poolEnv is everything one reconcile of a pool read: the pool, its entity and sibling
@@ -29,6 +30,8 @@ type poolEnv struct {
 	// waiter is the controller key a step of the environment runs for: it waits for the
 	// budgets the step finds full.
 	waiter waiter
+	// rid is the reconcile id of the handler call that read the environment (logs).
+	rid string
 
 	mu    sync.Mutex // guards forge
 	forge Forge      // resolved on first use
@@ -54,7 +57,7 @@ func (r *Reconciler) loadPool(ctx context.Context, poolID string) (*poolEnv, err
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
 	}
-	env := &poolEnv{pool: pool, forges: r.o.Forges}
+	env := &poolEnv{pool: pool, forges: r.o.Forges, rid: workqueue.ReconcileID(ctx)}
 	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
 		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)
 	}
@@ -106,9 +109,13 @@ func (env *poolEnv) jit() bool {
 	return env.entity.ForgeType == garrison.GitHub && !env.settings.DisableJIT
 }
 
-// attrs are the log attributes of the pool, followed by extra.
+// attrs are the log attributes of the pool (and of the handler call), followed by extra.
 func (env *poolEnv) attrs(extra ...any) []any {
-	return append([]any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}, extra...)
+	out := []any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}
+	if env.rid != "" {
+		out = append(out, slog.String("reconcile_id", env.rid))
+	}
+	return append(out, extra...)
 }
 
 // budget names the budget of kind the pool's calls draw on: its provider's or its

@@ -86,7 +86,8 @@ func (r *Reconciler) loadInstanceEnv(ctx context.Context, in garrison.Instance) 
 // cannot be deleted, so this is rare).
 func (r *Reconciler) orphaned(ctx context.Context, in garrison.Instance) error {
 	if in.Status != garrison.InstancePendingCreate || in.AgentID != 0 {
-		r.log.Warn("reconcile: instance of a pool that is gone", slog.String("instance", in.Name), slog.String("pool", in.PoolID))
+		r.log.Warn("reconcile: instance of a pool that is gone", slog.String("instance", in.Name), slog.String("pool", in.PoolID),
+			slog.String("reconcile_id", workqueue.ReconcileID(ctx)))
 		return nil
 	}
 	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {

@@ -173,8 +173,10 @@ func New(o Options) (*Reconciler, error) {
 		if m, err = workqueue.NewMetrics(o.Registerer); err != nil {
 			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
 		}
-		if err = o.Registerer.Register(budgetCollector{r.budgets}); err != nil {
-			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+		for _, c := range []prometheus.Collector{budgetCollector{r.budgets}, r.passes.gauge} {
+			if err = o.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+			}
 		}
 	}
 	queue := func(name string, h workqueue.Handler, workers int, backoff workqueue.Backoff, pace float64) *workqueue.Queue {

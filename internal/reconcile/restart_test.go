@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -146,8 +148,9 @@ func TestFirstPassLogged(t *testing.T) {
 		h.pool(0, 2, "")
 	}
 	var buf syncBuffer
+	reg := prometheus.NewRegistry()
 	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{h.forge},
-		Tokens: h.tokens, InjectTemplate: injectTemplate, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Logger: slog.New(slog.NewTextHandler(&buf, nil)), Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +170,40 @@ func TestFirstPassLogged(t *testing.T) {
 	if planned < 0 || repaired < 0 || strings.Count(out, stepMessages[stepPlanned]) != 1 {
 		t.Fatalf("first-pass lines missing or repeated:\n%s", out)
 	}
+	got := gatherValues(t, reg)
+	p, rp := got[`garrison_reconcile_first_pass_seconds{step="planned"}`], got[`garrison_reconcile_first_pass_seconds{step="repaired"}`]
+	if p <= 0 || rp < p {
+		t.Errorf("first pass gauges: planned %v, repaired %v", p, rp)
+	}
+	for _, name := range []string{"pools", "instances", "repairs", "resync"} {
+		if _, ok := got[`controller_runtime_max_concurrent_reconciles{controller="`+name+`"}`]; !ok {
+			t.Errorf("no metrics for the %s controller", name)
+		}
+	}
+	if got[`controller_runtime_reconcile_total{controller="repairs",result="requeue_after"}`] != 3 {
+		t.Errorf("repairs counted: %v", got)
+	}
+}
+
+// gatherValues returns every series of reg, by name{label="value",...}.
+func gatherValues(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			v := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			out[f.GetName()+"{"+strings.Join(labels, ",")+"}"] = v
+		}
+	}
+	return out
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes and reads.

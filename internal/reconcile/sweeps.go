@@ -56,7 +56,8 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 	case errors.As(err, &rl):
 		return rateLimited(rl, r.o.Now()), nil
 	case err != nil:
-		r.log.Warn("reconcile: sweep failed", slog.String("entity", e.FullName()), slog.Any("error", err))
+		r.log.Warn("reconcile: sweep failed", slog.String("entity", e.FullName()),
+			slog.String("reconcile_id", workqueue.ReconcileID(ctx)), slog.Any("error", err))
 	}
 	return next, nil
 }

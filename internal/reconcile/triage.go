@@ -8,6 +8,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // storeSnapshot is the whole store as one triage read it: a handful of queries instead
@@ -156,7 +157,8 @@ func (r *Reconciler) snapshotEnv(ctx context.Context, snap *storeSnapshot, p gar
 		snap.jobs[ent.ID] = jobs // the entity's other pools plan on the same read
 	}
 	return &poolEnv{pool: p, entity: ent, pools: snap.byEntity[p.EntityID], controller: snap.controller,
-		instances: snap.instances[p.EntityID], jobs: jobs, prov: prov, settings: settings, forges: r.o.Forges}, true
+		instances: snap.instances[p.EntityID], jobs: jobs, prov: prov, settings: settings, forges: r.o.Forges,
+		rid: workqueue.ReconcileID(ctx)}, true
 }
 
 // hasOps reports whether a plan asks for an operation (anything beyond recording the

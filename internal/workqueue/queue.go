@@ -285,13 +285,16 @@ func (q *Queue) work(ctx context.Context) {
 	}
 }
 
-// process calls the handler for an active key and records the outcome.
+// process calls the handler for an active key, with a fresh reconcile id in its context,
+// and records the outcome.
 func (q *Queue) process(ctx context.Context, key string) {
+	id := newReconcileID()
+	ctx = context.WithValue(ctx, reconcileIDKey{}, id)
 	start := time.Now()
 	res, err := q.call(ctx, key)
 	took := time.Since(start)
 	q.m.handled(res, err, took)
-	q.done(key, res, err, took)
+	q.done(key, id, res, err, took)
 }
 
 // next waits for a key and marks it active; false once the queue is closed.
@@ -327,7 +330,8 @@ func (q *Queue) call(ctx context.Context, key string) (res Result, err error) {
 		if v := recover(); v != nil {
 			pe := &PanicError{Key: key, Value: v, Stack: debug.Stack()}
 			q.opts.Logger.LogAttrs(ctx, slog.LevelError, "workqueue: handler panicked", slog.String("queue", q.opts.Name),
-				slog.String("key", key), slog.Any("panic", v), slog.String("stack", string(pe.Stack)))
+				slog.String("key", key), slog.String("reconcile_id", ReconcileID(ctx)), slog.Any("panic", v),
+				slog.String("stack", string(pe.Stack)))
 			q.m.panicked()
 			res, err = Result{}, pe
 		}
@@ -335,10 +339,10 @@ func (q *Queue) call(ctx context.Context, key string) (res Result, err error) {
 	return q.handle(ctx, key)
 }
 
-// done records the outcome of processing key and queues it again as needed.
-func (q *Queue) done(key string, res Result, err error, took time.Duration) {
+// done records the outcome of processing key (call id) and queues it again as needed.
+func (q *Queue) done(key, id string, res Result, err error, took time.Duration) {
 	if IsTerminal(err) {
-		q.reportTerminal(key, err)
+		q.reportTerminal(key, id, err)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -359,7 +363,8 @@ func (q *Queue) done(key string, res Result, err error, took time.Duration) {
 		q.failures[key]++
 		d := q.opts.Backoff.Delay(q.failures[key])
 		q.opts.Logger.Warn("workqueue: handler failed; retrying", slog.String("queue", q.opts.Name),
-			slog.String("key", key), slog.Int("failures", q.failures[key]), slog.Duration("retry_in", d), slog.Any("error", err))
+			slog.String("key", key), slog.String("reconcile_id", id), slog.Int("failures", q.failures[key]),
+			slog.Duration("retry_in", d), slog.Any("error", err))
 		q.retryAt[key] = time.Now().Add(d)
 		q.m.retried()
 		q.addAfterLocked(key, d)
@@ -372,9 +377,9 @@ func (q *Queue) done(key string, res Result, err error, took time.Duration) {
 
 // reportTerminal logs a terminal error and tells OnTerminal. It runs before the key is
 // released, without the lock, so OnTerminal may call Add.
-func (q *Queue) reportTerminal(key string, err error) {
+func (q *Queue) reportTerminal(key, id string, err error) {
 	q.opts.Logger.Error("workqueue: terminal error; not retrying", slog.String("queue", q.opts.Name),
-		slog.String("key", key), slog.Any("error", err))
+		slog.String("key", key), slog.String("reconcile_id", id), slog.Any("error", err))
 	if q.opts.OnTerminal != nil {
 		q.opts.OnTerminal(key, err)
 	}

@@ -1,8 +1,11 @@
 package workqueue
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -147,5 +150,38 @@ func TestProcessReady(t *testing.T) {
 	}
 	if n := q.ProcessReady(t.Context()); n != 0 {
 		t.Fatalf("second ProcessReady = %d, want 0", n)
+	}
+}
+
+// TestReconcileID: every handler call gets its own reconcile id in its context, and the
+// queue logs a failure with it.
+func TestReconcileID(t *testing.T) {
+	var logs bytes.Buffer
+	ids := map[string]bool{}
+	q := New(func(ctx context.Context, key string) (Result, error) {
+		ids[ReconcileID(ctx)] = true
+		if key == "failing" {
+			return Result{}, errors.New("boom " + ReconcileID(ctx))
+		}
+		return Result{}, nil
+	}, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	for _, k := range []string{"a", "b", "failing"} {
+		q.Add(k)
+	}
+	q.ProcessReady(t.Context())
+	if len(ids) != 3 || ids[""] {
+		t.Fatalf("reconcile ids = %v, want three distinct ones", ids)
+	}
+	if ReconcileID(t.Context()) != "" {
+		t.Error("a reconcile id outside a handler call")
+	}
+	out := logs.String()
+	for id := range ids {
+		if strings.Contains(out, "boom "+id) && !strings.Contains(out, "reconcile_id="+id) {
+			t.Errorf("failure logged without its reconcile id %s:\n%s", id, out)
+		}
+	}
+	if !strings.Contains(out, "reconcile_id=") {
+		t.Errorf("no reconcile id in the log:\n%s", out)
 	}
 }
