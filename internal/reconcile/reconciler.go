@@ -45,7 +45,8 @@ type Options struct {
 	// Now is the clock of every decision (default time.Now).
 	Now    func() time.Time
 	Policy Policy
-	// Workers bounds pools reconciled at once, and repairs run at once (default 4).
+	// Workers bounds pools reconciled at once, and repairs run at once (default 4);
+	// sweeps run four times as many at once.
 	Workers int
 	// InstanceWorkers bounds instance steps (provider and forge calls) run at once
 	// (default 64): enough that the steps of a provider or credential waiting on its
@@ -189,7 +190,9 @@ func New(o Options) (*Reconciler, error) {
 	r.repairs = queue("repairs", r.repairPool, o.Workers, workqueue.Backoff{Base: time.Second, Max: o.RepairInterval}, 0)
 	r.resync = queue("resync", r.resyncAll, 1, workqueue.Backoff{Base: time.Second, Max: o.ResyncInterval}, 0)
 	if o.Sweep != nil {
-		r.sweeps = queue("sweeps", r.sweepEntity, o.Workers, workqueue.Backoff{Base: time.Second, Max: o.SweepInterval}, 0)
+		// Sweeps wait on the forge, not on this process: more of them run at once (each
+		// credential's budget bounds them).
+		r.sweeps = queue("sweeps", r.sweepEntity, 4*o.Workers, workqueue.Backoff{Base: time.Second, Max: o.SweepInterval}, 0)
 	}
 	return r, nil
 }
