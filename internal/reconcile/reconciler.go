@@ -147,7 +147,9 @@ type Reconciler struct {
 	mu sync.Mutex // guards the maps below
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
-	poolFaults  map[string]error // pool id -> why every create of it fails
+	// hints keep the resync's read of each pool for its next repair.
+	hints      map[string]repairHint
+	poolFaults map[string]error // pool id -> why every create of it fails
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
 }
@@ -162,7 +164,7 @@ func New(o Options) (*Reconciler, error) {
 	}
 	o = o.withDefaults()
 	r := &Reconciler{
-		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, poolFaults: map[string]error{},
+		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
 		groupIgnored: map[string]string{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),

@@ -25,7 +25,7 @@ const defaultListingMargin = time.Second
 // the pool asks for the pool to be reconciled.
 func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.Result, error) {
 	next := workqueue.Result{RequeueAfter: jitter(r.o.RepairInterval, 0.1)}
-	env, err := r.loadPool(ctx, poolID)
+	env, err := r.repairEnv(ctx, poolID)
 	switch {
 	case errors.Is(err, garrison.ErrNotFound) && env == nil:
 		r.passes.done(poolID, stepRepaired)
@@ -42,10 +42,7 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 		}
 		return next, err
 	}
-	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
-		return workqueue.Result{}, fmt.Errorf("reconcile: list instances: %w", err)
-	}
-	env.waiter = r.repairWaiter(poolID)
+	env.waiter, env.rid = r.repairWaiter(poolID), workqueue.ReconcileID(ctx)
 	changed, err := r.repair(ctx, env)
 	if changed > 0 {
 		r.pools.Add(poolID)
@@ -63,6 +60,41 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	}
 	r.passes.done(poolID, stepRepaired)
 	return next, nil
+}
+
+// repairHint is a pool's environment as the last resync read it.
+type repairHint struct {
+	env *poolEnv
+	at  time.Time
+}
+
+// hintRepair keeps the environment the resync built for a pool, for the pool's next
+// repair: the resync reads the whole store in a few queries, so a repair that follows it
+// reads nothing more (the pool's rows it judges are read after its provider listing).
+func (r *Reconciler) hintRepair(env *poolEnv) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hints[env.pool.ID] = repairHint{env: env, at: time.Now()}
+}
+
+// repairEnv returns what a repair of the pool acts on: the resync's read of it when that
+// is younger than ResyncInterval, else a fresh read (errors as loadPool's).
+func (r *Reconciler) repairEnv(ctx context.Context, poolID string) (*poolEnv, error) {
+	r.mu.Lock()
+	h, ok := r.hints[poolID]
+	delete(r.hints, poolID)
+	r.mu.Unlock()
+	if ok && time.Since(h.at) < r.o.ResyncInterval {
+		return h.env, nil
+	}
+	env, err := r.loadPool(ctx, poolID)
+	if err != nil {
+		return env, err
+	}
+	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
+		return nil, fmt.Errorf("reconcile: list instances: %w", err)
+	}
+	return env, nil
 }
 
 // errWaiting says a repair waits for a budget slot.

@@ -76,8 +76,10 @@ func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) err
 		seen(snap.pools)
 	}
 	for _, p := range snap.pools {
+		if env := r.triagePool(ctx, snap, p); env != nil {
+			r.hintRepair(env)
+		}
 		r.ensureRepair(p.ID)
-		r.triagePool(ctx, snap, p)
 	}
 	for id := range snap.entities {
 		r.ensureSweep(id)
@@ -116,16 +118,17 @@ func (r *Reconciler) pruneJobs(ctx context.Context, snap *storeSnapshot, entityI
 
 // triagePool plans one pool from the snapshot and enqueues it when it has work; any
 // doubt (a missing entity or provider, a failed read) enqueues it too.
-func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garrison.Pool) {
+// It returns the environment it built, nil when it could not.
+func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garrison.Pool) *poolEnv {
 	env, ok := r.snapshotEnv(ctx, snap, p)
 	if !ok {
 		r.pools.Add(p.ID)
-		return
+		return nil
 	}
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	if hasOps(acts) {
 		r.pools.Add(p.ID)
-		return
+		return env
 	}
 	if acts.RequeueAfter > 0 {
 		// The timer its last reconcile set may be a later one (the state changed since).
@@ -137,6 +140,7 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 	}
 	r.reportPool(p, nil)
 	r.passes.done(p.ID, stepPlanned)
+	return env
 }
 
 // snapshotEnv builds the pool's environment from the snapshot, as load would read it.
