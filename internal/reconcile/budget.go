@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -82,17 +83,43 @@ func (b *budgets) release(id budgetID) {
 	b.mu.Lock()
 	bg := b.all[id]
 	bg.inUse--
-	var next *waiter
-	if len(bg.waiting) > 0 {
-		w := bg.waiting[0]
-		bg.waiting = bg.waiting[1:]
-		if b.waiting[w.id]--; b.waiting[w.id] == 0 {
-			delete(b.waiting, w.id)
-		}
-		next = &w
+	next := b.wakeLocked(id, bg)
+	b.mu.Unlock()
+	if next != nil {
+		next.wake()
 	}
-	if bg.inUse == 0 && len(bg.waiting) == 0 {
-		delete(b.all, id) // budgets of providers and credentials gone leave no trace
+}
+
+// rewake is how long a slot handed to a woken waiter stays its own: a waiter that does
+// not take it by then (it had nothing left to do, or must wait out a backoff) passes it
+// to the next.
+const rewake = time.Second
+
+// wakeLocked takes the oldest waiter of a budget with a free slot off its list and
+// returns it (nil when there is none), and makes sure the slot is offered again if that
+// waiter does not take it. It drops a budget that is idle.
+func (b *budgets) wakeLocked(id budgetID, bg *budget) *waiter {
+	if bg.inUse >= bg.limit || len(bg.waiting) == 0 {
+		if bg.inUse == 0 && len(bg.waiting) == 0 {
+			delete(b.all, id) // budgets of providers and credentials gone leave no trace
+		}
+		return nil
+	}
+	w := bg.waiting[0]
+	bg.waiting = bg.waiting[1:]
+	if b.waiting[w.id]--; b.waiting[w.id] == 0 {
+		delete(b.waiting, w.id)
+	}
+	time.AfterFunc(rewake, func() { b.rewake(id) })
+	return &w
+}
+
+// rewake wakes the next waiter of a budget whose slot is still free.
+func (b *budgets) rewake(id budgetID) {
+	b.mu.Lock()
+	var next *waiter
+	if bg := b.all[id]; bg != nil {
+		next = b.wakeLocked(id, bg)
 	}
 	b.mu.Unlock()
 	if next != nil {

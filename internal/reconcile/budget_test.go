@@ -3,7 +3,10 @@ package reconcile
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -48,6 +51,31 @@ func TestBudgets(t *testing.T) {
 	if _, ok := b.take(prov, "sim", w("f")); !ok {
 		t.Fatal("a freed slot was not handed out")
 	}
+}
+
+// TestBudgetSlotPassedOn: a woken waiter that does not take its slot (it had nothing
+// left to do) does not keep the others waiting: the slot is offered to the next.
+func TestBudgetSlotPassedOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newBudgets(1, 1)
+		var mu sync.Mutex
+		var woken []string
+		w := func(id string) waiter {
+			return waiter{id: id, wake: func() { mu.Lock(); woken = append(woken, id); mu.Unlock() }}
+		}
+		id := budgetID{budgetProvider, "sim"}
+		release, _ := b.take(id, "sim", w("a"))
+		b.take(id, "sim", w("b"))
+		b.take(id, "sim", w("c"))
+		release() // b is woken, and never comes back
+		time.Sleep(2 * rewake)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(woken, []string{"b", "c"}) {
+			t.Fatalf("woken = %v, want b, then c when b left the slot alone", woken)
+		}
+	})
 }
 
 func TestBudgetMetrics(t *testing.T) {
