@@ -22,6 +22,7 @@ const (
 	EInvalid       ErrorCode = "invalid"       // the request is malformed or fails validation
 	EUnauthorized  ErrorCode = "unauthorized"  // missing or bad credentials
 	EUnprocessable ErrorCode = "unprocessable" // understood, but will not be acted upon
+	EUnavailable   ErrorCode = "unavailable"   // cannot be done now; try again later
 	EInternal      ErrorCode = "internal"      // anything else; details never reach a client
 )
 
@@ -55,6 +56,7 @@ var (
 	ErrInvalid       = &Error{Code: EInvalid}
 	ErrUnauthorized  = &Error{Code: EUnauthorized}
 	ErrUnprocessable = &Error{Code: EUnprocessable}
+	ErrUnavailable   = &Error{Code: EUnavailable}
 )
 
 // Errorf returns an *Error with the given code and a formatted message.

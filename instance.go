@@ -151,3 +151,21 @@ type Instance struct {
 
 	StatusMessages []Event // newest last; filled on single-instance reads
 }
+
+// InstanceIdentity is who a runner instance is to the metadata and callback endpoints:
+// what its instance token says (instance-api.md §1).
+type InstanceIdentity struct {
+	ID            string // the instance's UUID
+	Name          string
+	PoolID        string
+	Scope         EntityType // of the pool's entity
+	Entity        string     // the entity's full name
+	CreateAttempt int
+	ForgeType     ForgeType
+}
+
+// IdentityOf returns the identity of an instance of a pool of entity e.
+func IdentityOf(in Instance, e Entity) InstanceIdentity {
+	return InstanceIdentity{ID: in.ID, Name: in.Name, PoolID: in.PoolID, Scope: e.Type, Entity: e.FullName(),
+		CreateAttempt: in.CreateAttempt, ForgeType: e.ForgeType}
+}

@@ -1,5 +1,7 @@
 package garrison
 
+import "fmt"
+
 // Job ledger rules shared by everything that records jobs (the webhook receiver and the
 // missed-webhook sweep): a job's action only moves forward, and a new queued job is worth
 // recording only when a pool can serve it.
@@ -65,4 +67,33 @@ func MatchingPools(pools []Pool, labels []string) []Pool {
 		}
 	}
 	return out
+}
+
+// UnservedReason says why no pool can serve a job with these labels, in the words the
+// job ledger records and the planner uses: "" when an enabled pool of pools (one entity's)
+// has all of them.
+func UnservedReason(pools []Pool, labels []string) string {
+	matched := false
+	for _, p := range pools {
+		if p.HasLabels(labels) {
+			if p.Enabled {
+				return ""
+			}
+			matched = true
+		}
+	}
+	if matched {
+		return ReasonPoolsDisabled(labels)
+	}
+	return ReasonNoPool(labels)
+}
+
+// ReasonNoPool is the reason of a job whose labels no pool has.
+func ReasonNoPool(labels []string) string {
+	return fmt.Sprintf("no pool has all of the labels %v", labels)
+}
+
+// ReasonPoolsDisabled is the reason of a job whose every matching pool is disabled.
+func ReasonPoolsDisabled(labels []string) string {
+	return fmt.Sprintf("every pool matching labels %v is disabled", labels)
 }

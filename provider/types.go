@@ -104,3 +104,15 @@ const (
 	PublicAddress  AddressType = "public"
 	PrivateAddress AddressType = "private"
 )
+
+// Target names what an instance command acts on: the pool (GARM_POOL_ID), the instance
+// (GARM_INSTANCE_ID) and the pool's extra specs (GARM_POOL_EXTRASPECS, v0.1.1). Which of
+// them a command sends depends on the command and the interface version.
+type Target struct {
+	// PoolID is the pool (or scale-set pseudo id).
+	PoolID string
+	// InstanceID is the instance's provider_id, or its name if it has none.
+	InstanceID string
+	// ExtraSpecs is the pool's raw extra specs JSON. Empty means JSON null.
+	ExtraSpecs json.RawMessage
+}

@@ -15,6 +15,7 @@ const module = "github.com/garrison-ci/garrison"
 type goPackage struct {
 	ImportPath string
 	Imports    []string
+	Deps       []string // every package it depends on, directly or not
 	Standard   bool
 }
 
@@ -73,7 +74,7 @@ var adapters = []string{
 
 func TestStdlibOnlyPackages(t *testing.T) {
 	pkgs := listPackages(t)
-	for _, name := range []string{".", "provider", "internal/apiv1"} {
+	for _, name := range []string{".", "provider", "internal/apiv1", "internal/logx"} {
 		p, ok := pkgs[qualify(name)]
 		if !ok {
 			t.Errorf("package %s not found", name)
@@ -174,4 +175,52 @@ func qualify(name string) string {
 		return module
 	}
 	return module + "/" + name
+}
+
+// depRules bound what a package may depend on, directly or not, among garrison's own
+// packages (the standard library and third-party modules are not counted).
+var depRules = []struct {
+	pkg     string
+	allowed []string
+	why     string
+}{
+	{"internal/reconcile/plan", []string{"."},
+		"the planner is pure: the domain and the standard library only"},
+	{"internal/reconcile", []string{".", "provider", "internal/store", "internal/workqueue", "internal/reconcile/plan"},
+		"the reconciler sees the domain, the provider contract, the store contract, the work queue and the planner; adapters are wired by the server"},
+}
+
+func TestDependencyRules(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, r := range depRules {
+		p, ok := pkgs[qualify(r.pkg)]
+		if !ok {
+			t.Errorf("package %s not found", r.pkg)
+			continue
+		}
+		allowed := map[string]bool{}
+		for _, a := range r.allowed {
+			allowed[qualify(a)] = true
+		}
+		for _, dep := range p.Deps {
+			if (dep == module || strings.HasPrefix(dep, module+"/")) && !allowed[dep] {
+				t.Errorf("%s depends on %s: %s", r.pkg, rel(dep), r.why)
+			}
+		}
+	}
+}
+
+// TestPlannerIsPure keeps the planner free of anything but the domain and the standard
+// library, third-party modules included.
+func TestPlannerIsPure(t *testing.T) {
+	pkgs := listPackages(t)
+	p, ok := pkgs[qualify("internal/reconcile/plan")]
+	if !ok {
+		t.Fatal("package internal/reconcile/plan not found")
+	}
+	for _, imp := range p.Imports {
+		if !isStd(imp) && imp != module {
+			t.Errorf("internal/reconcile/plan imports %s; it may import the domain and the standard library only", imp)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/garrison-ci/garrison"
 )
 
 // InstanceClaims are the claims of the token a runner instance uses on the metadata and
@@ -22,12 +24,29 @@ type InstanceClaims struct {
 	jwt.RegisteredClaims
 }
 
+// claimsOf returns the claims of an instance token for the identity.
+func claimsOf(id garrison.InstanceIdentity) InstanceClaims {
+	return InstanceClaims{ID: id.ID, Name: id.Name, PoolID: id.PoolID, Scope: string(id.Scope), Entity: id.Entity,
+		CreateAttempt: id.CreateAttempt, ForgeType: string(id.ForgeType)}
+}
+
+// Identity returns the instance identity the claims carry.
+func (c *InstanceClaims) Identity() garrison.InstanceIdentity {
+	return garrison.InstanceIdentity{ID: c.ID, Name: c.Name, PoolID: c.PoolID, Scope: garrison.EntityType(c.Scope),
+		Entity: c.Entity, CreateAttempt: c.CreateAttempt, ForgeType: garrison.ForgeType(c.ForgeType)}
+}
+
 // InstanceTokenGrace is added to the bootstrap timeout to get an instance token's lifetime.
 const InstanceTokenGrace = 5 * time.Minute
 
-// MintInstance returns an instance token valid for bootstrapTimeout + InstanceTokenGrace.
-// Issuer and expiry in c are overwritten.
-func (t *Tokens) MintInstance(c InstanceClaims, bootstrapTimeout time.Duration) (string, error) {
+// MintInstance returns the token of the instance with that identity, valid for
+// bootstrapTimeout + InstanceTokenGrace.
+func (t *Tokens) MintInstance(id garrison.InstanceIdentity, bootstrapTimeout time.Duration) (string, error) {
+	return t.mintInstance(claimsOf(id), bootstrapTimeout)
+}
+
+// mintInstance signs instance claims; their issuer and expiry are overwritten.
+func (t *Tokens) mintInstance(c InstanceClaims, bootstrapTimeout time.Duration) (string, error) {
 	if c.Name == "" {
 		return "", errors.New("auth: instance token needs a name")
 	}

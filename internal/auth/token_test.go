@@ -213,8 +213,8 @@ func TestNewTokensEmptySecret(t *testing.T) {
 
 func TestInstanceToken(t *testing.T) {
 	tk, clock := newTokens(t, 0)
-	in := InstanceClaims{ID: "iid", Name: "garm-abc", PoolID: "pid", Scope: "repository",
-		Entity: "o/r", CreateAttempt: 1, ForgeType: "github"}
+	in := garrison.InstanceIdentity{ID: "iid", Name: "garm-abc", PoolID: "pid", Scope: garrison.Repository,
+		Entity: "o/r", CreateAttempt: 1, ForgeType: garrison.GitHub}
 	tok, err := tk.MintInstance(in, 20*time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -232,10 +232,10 @@ func TestInstanceToken(t *testing.T) {
 		t.Errorf("claims = %v", m)
 	}
 	got, err := tk.VerifyInstance(tok)
-	if err != nil || got.Name != "garm-abc" || got.PoolID != "pid" || got.CreateAttempt != 1 {
+	if err != nil || got.Identity() != in {
 		t.Fatalf("VerifyInstance = %+v, %v", got, err)
 	}
-	agent, _ := tk.MintInstance(InstanceClaims{Name: "x", IsAgent: true}, time.Minute)
+	agent, _ := tk.mintInstance(InstanceClaims{Name: "x", IsAgent: true}, time.Minute)
 	if _, err := tk.VerifyInstance(agent); !errors.Is(err, ErrTokenClaims) {
 		t.Errorf("agent token: %v", err)
 	}
@@ -243,7 +243,7 @@ func TestInstanceToken(t *testing.T) {
 	if _, err := tk.VerifyInstance(tok); !errors.Is(err, ErrTokenExpired) {
 		t.Errorf("expired instance token: %v", err)
 	}
-	if _, err := tk.MintInstance(InstanceClaims{}, time.Minute); err == nil {
+	if _, err := tk.MintInstance(garrison.InstanceIdentity{}, time.Minute); err == nil {
 		t.Error("nameless instance token minted")
 	}
 }

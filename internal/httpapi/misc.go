@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"github.com/garrison-ci/garrison"
 	"net/http"
 
 	"github.com/garrison-ci/garrison/internal/apiv1"
@@ -33,10 +32,7 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]apiv1.Job, 0, len(jobs))
 	for _, j := range jobs {
-		if j.Reason == "" && j.Action == garrison.JobQueued && s.opts.JobReason != nil {
-			j.Reason, _ = s.opts.JobReason(j.ID)
-		}
-		out = append(out, jobView(j))
+		out = append(out, jobView(j)) // the reason a job waits is the ledger's
 	}
 	writeOK(w, out)
 	return nil

@@ -130,9 +130,6 @@ type Options struct {
 	// RotateOutdated marks a pool's idle runners of an older pool generation for
 	// replacement and returns how many (POST /pools/{poolID}/runners/rotate; nil: 404).
 	RotateOutdated func(ctx context.Context, poolID string) (int, error)
-	// JobReason says why a queued job is waiting when the ledger has no reason recorded
-	// (nil: none). It must not block.
-	JobReason func(jobID int64) (string, bool)
 	// Debug serves /debug/pprof/... to the admin only (nil: 404).
 	Debug      http.Handler
 	RateLimits RateLimits

@@ -26,6 +26,8 @@ func Status(c garrison.ErrorCode) int {
 		return http.StatusConflict
 	case garrison.EUnprocessable:
 		return http.StatusUnprocessableEntity
+	case garrison.EUnavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }

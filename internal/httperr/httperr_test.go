@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -23,6 +24,8 @@ func TestResponse(t *testing.T) {
 		{garrison.Errorf(garrison.EUnauthorized, "secret reason"), 401, "Not Authorized", ""},
 		{errors.New("database exploded at /var/lib/x"), 500, "Server error", ""},
 		{&http.MaxBytesError{Limit: 1}, 413, "Request Entity Too Large", "request body too large"},
+		{fmt.Errorf("github: list runners: %w", &garrison.RateLimitError{Until: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}),
+			503, "Service Unavailable", "forge API rate limit reached until 2030-01-02T03:04:05Z"},
 	}
 	for _, c := range cases {
 		status, body := Response(c.err)

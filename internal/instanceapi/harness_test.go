@@ -189,8 +189,8 @@ func (e *env) addInstance(name string, mod func(*garrison.Instance)) (garrison.I
 // mint returns an instance token for i and the given create attempt.
 func (e *env) mint(i garrison.Instance, attempt int) string {
 	e.t.Helper()
-	tok, err := e.tokens.MintInstance(auth.InstanceClaims{ID: i.ID, Name: i.Name, PoolID: i.PoolID,
-		Scope: string(e.entity.Type), Entity: e.entity.FullName(), CreateAttempt: attempt, ForgeType: string(e.entity.ForgeType)},
+	tok, err := e.tokens.MintInstance(garrison.InstanceIdentity{ID: i.ID, Name: i.Name, PoolID: i.PoolID,
+		Scope: e.entity.Type, Entity: e.entity.FullName(), CreateAttempt: attempt, ForgeType: e.entity.ForgeType},
 		time.Duration(e.pool.BootstrapTimeout())*time.Minute)
 	must(e.t, err)
 	return tok

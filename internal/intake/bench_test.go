@@ -63,3 +63,27 @@ func BenchmarkIntakeDuplicate(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "deliveries/s")
 }
+
+// BenchmarkIntakeHostedJobs measures the deliveries of jobs no pool can serve (an
+// organization's GitHub-hosted jobs): each iteration is one job's queued, in_progress and
+// completed deliveries, all answered 422.
+func BenchmarkIntakeHostedJobs(b *testing.B) {
+	e := newEnv(b, realClock)
+	hosted := []string{"ubuntu-latest"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	n := int64(0)
+	for b.Loop() {
+		n++
+		for i, action := range []string{"queued", "in_progress", "completed"} {
+			j := job{action: action, id: n, labels: hosted}
+			if action != "queued" {
+				j.runner = "GitHub Actions " + itoa(n)
+			}
+			if w := e.send(gh(j, "hosted-"+itoa(n*3+int64(i)))); w.Code != http.StatusUnprocessableEntity {
+				b.Fatalf("%s: status %d: %s", action, w.Code, w.Body)
+			}
+		}
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "jobs/s")
+}

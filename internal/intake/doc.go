@@ -55,12 +55,17 @@
 // entity is left alone (200, foreign_job) unless the delivery names a runner of this entity:
 // one entity's webhook secret never advances another entity's jobs.
 //
-// A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded only
-// when its status is queued and an enabled pool of the entity has all of its labels, or
-// when its runner is ours (else 422 "job <id> should not be recorded"); a known job is
-// updated with garrison.Job.Advance (action only forward, else 400). The runner that took
-// the job (id and name) and the forge's timestamps are kept; a missing start or
-// completion time is filled from the clock.
+// A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded when
+// its status is queued and an enabled pool of the entity has all of its labels, or when
+// its runner is ours; a known job is updated with garrison.Job.Advance (action only
+// forward, else 400). The runner that took the job (id and name) and the forge's
+// timestamps are kept; a missing start or completion time is filled from the clock. A new
+// job no pool can serve is answered 422 "job <id> should not be recorded" (W-9), but a
+// queued one is recorded all the same, with the reason (garrison.UnservedReason), so that
+// the job list says why it waits; when another runner takes it (in_progress or completed
+// on a runner not ours, no pool for it, no runner made for it), it is dropped from the
+// ledger and answered 422 as GARM, which never recorded it, would. Any other new job no
+// runner of ours runs is answered 422 and not recorded.
 //
 // in_progress on one of our runners forces its runner status to active (unless the runner
 // is already terminated or the instance is being deleted) and binds the job to it.

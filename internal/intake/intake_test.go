@@ -126,15 +126,37 @@ func TestWebhooks(t *testing.T) {
 			check: func(t *testing.T, e *env) { e.wantNoJob(7) },
 		},
 		{
-			name: "labels matching no pool",
+			name: "labels matching no pool: recorded with the reason, answered 422",
 			steps: []step{{d: ghJob(queued(8, "self-hosted", "gpu"), "d1"), status: 422,
-				errText: "Unprocessable Content", details: "job 8 should not be recorded"}},
-			check: func(t *testing.T, e *env) { e.wantNoJob(8); e.wantNotified() },
+				errText: "Unprocessable Content", details: "job 8 should not be recorded", result: ResultNotRecorded}},
+			check: func(t *testing.T, e *env) {
+				if j := e.job(8); j.Action != garrison.JobQueued || j.Reason != "no pool has all of the labels [self-hosted gpu]" ||
+					j.EntityID != e.repo.ID {
+					t.Fatalf("job = %+v", j)
+				}
+				e.wantNotified()
+			},
 		},
 		{
 			name:  "disabled pool does not match",
 			setup: func(e *env) { e.disablePool(e.pool.ID) },
 			steps: []step{{d: ghJob(queued(9, stdLabels...), "d1"), status: 422}},
+			check: func(t *testing.T, e *env) {
+				if j := e.job(9); j.Reason != "every pool matching labels [self-hosted linux] is disabled" {
+					t.Fatalf("job reason %q", j.Reason)
+				}
+			},
+		},
+		{
+			name: "a job no pool can serve leaves the ledger when another runner takes it",
+			steps: []step{
+				{d: ghJob(queued(20, "ubuntu-latest"), "d1"), status: 422},
+				{d: ghJob(queued(20, "ubuntu-latest").as("in_progress", "GitHub Actions 3"), "d2"), status: 422,
+					details: "job 20 should not be recorded", result: ResultNotRecorded},
+				{d: ghJob(queued(20, "ubuntu-latest").as("completed", "GitHub Actions 3"), "d3"), status: 422,
+					details: "job 20 should not be recorded", result: ResultNotRecorded},
+			},
+			check: func(t *testing.T, e *env) { e.wantNoJob(20); e.wantNotified() },
 		},
 		{
 			name:  "labels and names compare case-insensitively",

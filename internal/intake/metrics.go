@@ -25,7 +25,7 @@ const (
 	ResultBadSignature    Result = "bad_signature"    // missing, malformed or wrong signature
 	ResultIgnored         Result = "ignored"          // no labels, or an action garrison skips
 	ResultRejected        Result = "rejected"         // owner mismatch, status going backwards (400)
-	ResultNotRecorded     Result = "not_recorded"     // new job no pool can serve (422)
+	ResultNotRecorded     Result = "not_recorded"     // job no pool can serve (422; a queued one is recorded with its reason)
 	ResultForeignRunner   Result = "foreign_runner"   // names a runner of another entity's pool (200)
 	ResultForeignJob      Result = "foreign_job"      // a job of another entity, with no runner of ours (200)
 	ResultError           Result = "error"            // store failure (500)

@@ -37,6 +37,7 @@ type InstanceStore interface {
 // JobLedger is the durable job ledger.
 type JobLedger interface {
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	DeleteJob(ctx context.Context, id int64) error
 }
 
 // Store is every part of the store the receiver uses. store.Store satisfies it.

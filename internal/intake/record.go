@@ -22,6 +22,10 @@ func errNotRecorded(id int64) error {
 // not advance another entity's jobs.
 var errForeignJob = errors.New("intake: job recorded for another entity")
 
+// errRanElsewhere drops from the ledger a job no pool could serve once it runs: it was
+// recorded only to say why it waited, and some other runner took it.
+var errRanElsewhere = errors.New("intake: a job no pool could serve ran elsewhere")
+
 // ruleError marks a job refused by the ledger rules, as opposed to a store failure.
 type ruleError struct{ error }
 
@@ -30,9 +34,13 @@ func (e *ruleError) Unwrap() error { return e.error }
 // target is what a delivery's job concerns on our side.
 type target struct {
 	pools    []garrison.Pool    // enabled pools of the entity matching the labels
+	reason   string             // with no such pool, why (garrison.UnservedReason)
 	instance *garrison.Instance // our instance named runner_name, in a pool of the entity; nil when not ours
 	foreign  bool               // runner_name is our instance, but in a pool of another entity
 }
+
+// unserved reports whether no pool can serve the job and no runner of ours runs it.
+func (tg target) unserved() bool { return len(tg.pools) == 0 && tg.instance == nil }
 
 // record applies the job rules (W-9) and side effects (W-10) of a verified delivery.
 func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.Entity) reply {
@@ -53,10 +61,12 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 			"delivery", ev.DeliveryID, "entity", ent.FullName(), "job", ev.JobID, "runner", ev.RunnerName, "action", ev.Action)
 		return okReply(ResultForeignRunner)
 	}
+	recorded := false // a new job, recorded
 	job, err := h.store.UpsertJob(ctx, ev.JobID, func(j *garrison.Job, exists bool) error {
 		if err := h.apply(j, exists, ev, ent, tg); err != nil {
 			return &ruleError{err}
 		}
+		recorded = !exists
 		return nil
 	})
 	var rule *ruleError
@@ -65,6 +75,16 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 		if err != nil {
 			return h.storeFailure(ctx, ev, "record job", err)
 		}
+		if recorded && tg.unserved() {
+			h.logf(ctx, slog.LevelInfo, ResultNotRecorded, "webhook: no pool can serve the job; recorded with the reason",
+				"delivery", ev.DeliveryID, "entity", ent.FullName(), "job", ev.JobID, "labels", ev.Labels, "reason", tg.reason)
+			return errReply(ResultNotRecorded, errNotRecorded(ev.JobID)) // W-9: the answer stays 422
+		}
+	case errors.Is(err, errRanElsewhere):
+		if err := h.store.DeleteJob(ctx, ev.JobID); err != nil {
+			return h.storeFailure(ctx, ev, "drop job", err)
+		}
+		return errReply(ResultNotRecorded, errNotRecorded(ev.JobID))
 	case errors.Is(err, errForeignJob):
 		h.logf(ctx, slog.LevelInfo, ResultForeignJob, "webhook: job belongs to another entity", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
@@ -98,11 +118,11 @@ func validateOwner(ev *webhook.Event, ent garrison.Entity) error {
 // ours only when its pool belongs to ent, the entity whose secret verified the delivery:
 // another entity's delivery never touches it (W-10).
 func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.Entity) (target, error) {
-	pools, err := h.matchingPools(ctx, ev, ent)
+	pools, reason, err := h.matchingPools(ctx, ev, ent)
 	if err != nil {
 		return target{}, err
 	}
-	tg := target{pools: pools}
+	tg := target{pools: pools, reason: reason}
 	if ev.RunnerName == "" {
 		return tg, nil
 	}
@@ -145,22 +165,26 @@ func (h *Handler) hasPool(ctx context.Context, entityID, poolID string) (bool, e
 	return has(pools), nil
 }
 
-// matchingPools returns the enabled pools of ent that have all of the job's labels. When
-// the cached pools have none and the job is queued, whether it is recorded depends on them
-// (W-9): they are read again, so that a pool created a moment ago gets the job.
-func (h *Handler) matchingPools(ctx context.Context, ev *webhook.Event, ent garrison.Entity) ([]garrison.Pool, error) {
+// matchingPools returns the enabled pools of ent that have all of the job's labels, and
+// with none why not. When the cached pools have none and the job is queued, how it is
+// recorded depends on them (W-9): they are read again, so that a pool created a moment
+// ago gets the job.
+func (h *Handler) matchingPools(ctx context.Context, ev *webhook.Event, ent garrison.Entity) ([]garrison.Pool, string, error) {
 	pools, cached, err := h.cache.listPools(ctx, ent.ID, false)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	match := garrison.MatchingPools(pools, ev.Labels)
-	if len(match) > 0 || !cached || ev.Status != string(garrison.JobQueued) {
-		return match, nil
+	if len(match) == 0 && cached && ev.Status == string(garrison.JobQueued) {
+		if pools, _, err = h.cache.listPools(ctx, ent.ID, true); err != nil {
+			return nil, "", err
+		}
+		match = garrison.MatchingPools(pools, ev.Labels)
 	}
-	if pools, _, err = h.cache.listPools(ctx, ent.ID, true); err != nil {
-		return nil, err
+	if len(match) > 0 {
+		return match, "", nil
 	}
-	return garrison.MatchingPools(pools, ev.Labels), nil
+	return nil, garrison.UnservedReason(pools, ev.Labels), nil
 }
 
 // apply is the ledger update, run inside UpsertJob's transaction.
@@ -168,11 +192,14 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 	if exists && j.EntityID != "" && j.EntityID != ent.ID && tg.instance == nil {
 		return errForeignJob // a runner of ent running it would be tg.instance
 	}
-	if !exists {
-		queuedForUs := ev.Status == string(garrison.JobQueued) && len(tg.pools) > 0
-		if !queuedForUs && tg.instance == nil {
-			return errNotRecorded(ev.JobID)
-		}
+	queued := ev.Status == string(garrison.JobQueued)
+	switch {
+	case !exists && !queued && tg.instance == nil:
+		return errNotRecorded(ev.JobID)
+	case !exists && tg.unserved():
+		j.Reason = tg.reason // recorded to say why it waits; answered 422 all the same
+	case exists && !queued && tg.unserved() && j.Action == garrison.JobQueued && j.LockedBy == "":
+		return errRanElsewhere
 	}
 	if err := j.Advance(ev.Job()); err != nil {
 		return err

@@ -42,7 +42,7 @@ func TestCapWriterStopsAtLimit(t *testing.T) {
 func TestInvalidExtraSpecsNotSent(t *testing.T) {
 	t.Parallel()
 	p, _ := fakeProvider(t, "env", func(c *Config) { c.InterfaceVersion = provider.InterfaceV011 })
-	_, err := p.ListInstances(t.Context(), Target{PoolID: "p", ExtraSpecs: []byte("{not json")})
+	_, err := p.ListInstances(t.Context(), provider.Target{PoolID: "p", ExtraSpecs: []byte("{not json")})
 	if !errors.Is(err, ErrInvalidRequest) {
 		t.Fatalf("error %v is not ErrInvalidRequest", err)
 	}

@@ -21,7 +21,7 @@ import (
 func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInstance, poolExtraSpecs json.RawMessage) (provider.ProviderInstance, error) {
 	req := request{
 		cmd:    provider.CreateInstance,
-		target: Target{PoolID: bi.PoolID, ExtraSpecs: poolExtraSpecs},
+		target: provider.Target{PoolID: bi.PoolID, ExtraSpecs: poolExtraSpecs},
 		label:  bi.Name,
 	}
 	stdin, err := json.Marshal(bi)
@@ -39,7 +39,7 @@ func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInst
 
 // DeleteInstance deletes t.InstanceID. A missing instance (exit 30) is
 // success.
-func (p *Provider) DeleteInstance(ctx context.Context, t Target) error {
+func (p *Provider) DeleteInstance(ctx context.Context, t provider.Target) error {
 	_, err := p.call(ctx, request{cmd: provider.DeleteInstance, target: t, label: t.InstanceID})
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -48,13 +48,13 @@ func (p *Provider) DeleteInstance(ctx context.Context, t Target) error {
 }
 
 // GetInstance returns the instance t.InstanceID.
-func (p *Provider) GetInstance(ctx context.Context, t Target) (provider.ProviderInstance, error) {
+func (p *Provider) GetInstance(ctx context.Context, t provider.Target) (provider.ProviderInstance, error) {
 	return p.callInstance(ctx, request{cmd: provider.GetInstance, target: t, label: t.InstanceID})
 }
 
 // ListInstances returns the instances of pool t.PoolID (never nil on
 // success).
-func (p *Provider) ListInstances(ctx context.Context, t Target) ([]provider.ProviderInstance, error) {
+func (p *Provider) ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error) {
 	var list []provider.ProviderInstance
 	req := request{cmd: provider.ListInstances, target: t, parse: func(out []byte) (err error) {
 		list, err = provider.ParseInstanceList(out)
@@ -67,19 +67,19 @@ func (p *Provider) ListInstances(ctx context.Context, t Target) ([]provider.Prov
 }
 
 // RemoveAllInstances removes every instance of this controller.
-func (p *Provider) RemoveAllInstances(ctx context.Context, t Target) error {
+func (p *Provider) RemoveAllInstances(ctx context.Context, t provider.Target) error {
 	_, err := p.call(ctx, request{cmd: provider.RemoveAllInstances, target: t})
 	return err
 }
 
 // StartInstance starts the stopped instance t.InstanceID.
-func (p *Provider) StartInstance(ctx context.Context, t Target) error {
+func (p *Provider) StartInstance(ctx context.Context, t provider.Target) error {
 	_, err := p.call(ctx, request{cmd: provider.StartInstance, target: t, label: t.InstanceID})
 	return err
 }
 
 // StopInstance stops the instance t.InstanceID.
-func (p *Provider) StopInstance(ctx context.Context, t Target) error {
+func (p *Provider) StopInstance(ctx context.Context, t provider.Target) error {
 	_, err := p.call(ctx, request{cmd: provider.StopInstance, target: t, label: t.InstanceID})
 	return err
 }
@@ -117,8 +117,8 @@ func (p *Provider) GetSupportedInterfaceVersions(ctx context.Context) ([]string,
 // (t.ExtraSpecs). Because the SDK does not read image and flavor for this
 // command (spec C-3, D-10), bi, when non-nil, is also written to stdin for
 // providers that do; a nil error means valid.
-func (p *Provider) ValidatePoolInfo(ctx context.Context, t Target, bi *provider.BootstrapInstance) error {
-	req := request{cmd: provider.ValidatePoolInfo, target: Target{ExtraSpecs: t.ExtraSpecs}}
+func (p *Provider) ValidatePoolInfo(ctx context.Context, t provider.Target, bi *provider.BootstrapInstance) error {
+	req := request{cmd: provider.ValidatePoolInfo, target: provider.Target{ExtraSpecs: t.ExtraSpecs}}
 	if bi != nil {
 		stdin, err := json.Marshal(bi)
 		if err != nil {

@@ -10,17 +10,6 @@ import (
 	"github.com/garrison-ci/garrison/provider"
 )
 
-// Target names what an instance command acts on.
-type Target struct {
-	// PoolID is the pool (or scale-set pseudo id).
-	PoolID string
-	// InstanceID is the instance's provider_id, or its name if it has none.
-	InstanceID string
-	// ExtraSpecs is the pool's raw extra specs JSON, sent (v0.1.1) as
-	// GARM_POOL_EXTRASPECS. Empty means JSON null.
-	ExtraSpecs json.RawMessage
-}
-
 // envFlags selects the optional variables of one call.
 type envFlags struct {
 	poolID, instanceID, extraSpecs bool
@@ -58,7 +47,7 @@ func EncodeExtraSpecs(raw json.RawMessage) (string, error) {
 
 // buildEnv returns the exact child environment: the manager-built GARM_*
 // variables followed by the pass-through variables.
-func (p *Provider) buildEnv(cmd provider.Command, t Target) ([]string, error) {
+func (p *Provider) buildEnv(cmd provider.Command, t provider.Target) ([]string, error) {
 	f := flagsFor(cmd, p.version)
 	env := []string{
 		provider.EnvCommand + "=" + string(cmd),

@@ -45,7 +45,7 @@ func TestEnvironmentPerCommandAndVersion(t *testing.T) {
 				c.InterfaceVersion = version
 				c.EnvPrefixes = []string{"FAKEPROV_", "AWS_", "GARM"}
 			}, managerEnv...)
-			runAllCommands(t, p, Target{PoolID: poolID, InstanceID: instID, ExtraSpecs: specs})
+			runAllCommands(t, p, provider.Target{PoolID: poolID, InstanceID: instID, ExtraSpecs: specs})
 			wantVersion := map[int]string{0: "v0.1.0", 1: "v0.1.1"}[vi]
 			for cmd, w := range cases {
 				wv := w[vi]
@@ -85,7 +85,7 @@ func TestEnvironmentPerCommandAndVersion(t *testing.T) {
 }
 
 // runAllCommands calls every command once and fails on any error.
-func runAllCommands(t *testing.T, p *Provider, tg Target) {
+func runAllCommands(t *testing.T, p *Provider, tg provider.Target) {
 	t.Helper()
 	ctx := t.Context()
 	bi := provider.BootstrapInstance{Name: "garm-abc", PoolID: tg.PoolID, ExtraSpecs: json.RawMessage(`{"x":1}`)}

@@ -76,6 +76,10 @@ func (e *CallError) Error() string {
 	return b.String()
 }
 
+// ProviderStderr returns the tail of what the provider wrote to stderr: the text to show
+// users for the failure ("" when it wrote nothing).
+func (e *CallError) ProviderStderr() string { return e.Stderr }
+
 // Unwrap exposes both the kind and the cause to errors.Is/As.
 func (e *CallError) Unwrap() []error {
 	errs := make([]error, 0, 2)

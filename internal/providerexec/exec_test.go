@@ -30,7 +30,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
-	tg := Target{PoolID: "pool", InstanceID: "i-1"}
+	tg := provider.Target{PoolID: "pool", InstanceID: "i-1"}
 	tests := []struct {
 		name     string
 		code     int
@@ -102,9 +102,9 @@ func TestMalformedOutput(t *testing.T) {
 			p := exitProvider(t, tt.out, "", 0)
 			var err error
 			if tt.list {
-				_, err = p.ListInstances(t.Context(), Target{PoolID: "pool"})
+				_, err = p.ListInstances(t.Context(), provider.Target{PoolID: "pool"})
 			} else {
-				_, err = p.GetInstance(t.Context(), Target{PoolID: "pool", InstanceID: "i"})
+				_, err = p.GetInstance(t.Context(), provider.Target{PoolID: "pool", InstanceID: "i"})
 			}
 			if !errors.Is(err, ErrBadOutput) || !errors.Is(err, provider.ErrInvalidOutput) {
 				t.Fatalf("error %v is not ErrBadOutput", err)
@@ -116,7 +116,7 @@ func TestMalformedOutput(t *testing.T) {
 func TestListNullIsEmpty(t *testing.T) {
 	t.Parallel()
 	p := exitProvider(t, "null\n", "", 0)
-	list, err := p.ListInstances(t.Context(), Target{PoolID: "pool"})
+	list, err := p.ListInstances(t.Context(), provider.Target{PoolID: "pool"})
 	if err != nil || list == nil || len(list) != 0 {
 		t.Fatalf("got %v, %v", list, err)
 	}
@@ -127,7 +127,7 @@ func TestHangKillsProcessGroup(t *testing.T) {
 	p, dir := fakeProvider(t, "hang", func(c *Config) { c.ExecTimeout = time.Second })
 	var obs recordingObserver
 	p.cfg.Observer = &obs
-	_, err := p.GetInstance(t.Context(), Target{InstanceID: "i-hang"})
+	_, err := p.GetInstance(t.Context(), provider.Target{InstanceID: "i-hang"})
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("error %v is not ErrTimeout", err)
 	}
@@ -157,7 +157,7 @@ func TestCallerDeadlineBoundsCreate(t *testing.T) {
 func TestCrashOnSignal(t *testing.T) {
 	t.Parallel()
 	p, _ := fakeProvider(t, "signal", nil)
-	_, err := p.GetInstance(t.Context(), Target{InstanceID: "i"})
+	_, err := p.GetInstance(t.Context(), provider.Target{InstanceID: "i"})
 	var ce *CallError
 	if !errors.Is(err, ErrFailed) || !errors.As(err, &ce) {
 		t.Fatalf("error %v is not a failed CallError", err)
@@ -173,7 +173,7 @@ func TestHugeOutputIsCapped(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := p.GetInstance(t.Context(), Target{InstanceID: "i"})
+	_, err := p.GetInstance(t.Context(), provider.Target{InstanceID: "i"})
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "exceeded the limit") {
 		t.Fatalf("error %v is not a stdout-limit ErrBadOutput", err)
@@ -186,7 +186,7 @@ func TestHugeOutputIsCapped(t *testing.T) {
 func TestForkedChildHoldingStdout(t *testing.T) {
 	t.Parallel()
 	p, dir := fakeProvider(t, "fork", func(c *Config) { c.DrainTimeout = 200 * time.Millisecond })
-	inst, err := p.GetInstance(t.Context(), Target{InstanceID: "i"})
+	inst, err := p.GetInstance(t.Context(), provider.Target{InstanceID: "i"})
 	if err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
@@ -230,7 +230,7 @@ func TestAcquireHonoursContext(t *testing.T) {
 	p.sem <- struct{}{} // occupy the only slot
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, err := p.ListInstances(ctx, Target{PoolID: "p"})
+	_, err := p.ListInstances(ctx, provider.Target{PoolID: "p"})
 	if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v", err)
 	}

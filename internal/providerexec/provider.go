@@ -44,7 +44,7 @@ func (p *Provider) InterfaceVersion() string { return p.version }
 // request is one provider invocation.
 type request struct {
 	cmd    provider.Command
-	target Target
+	target provider.Target
 	label  string // instance named in errors and logs
 	stdin  []byte // nil: empty stream
 	// parse, if set, validates a successful stdout; its error makes the

@@ -10,20 +10,11 @@ import (
 	"strings"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/provider"
 )
 
 // errNoTemplate: the pool has neither a template nor a runner_install_template.
 var errNoTemplate = errors.New("the pool has no runner install template")
-
-// instanceClaims are the instance token claims (instance-api.md §1).
-func instanceClaims(env *poolEnv, in garrison.Instance) auth.InstanceClaims {
-	return auth.InstanceClaims{
-		ID: in.ID, Name: in.Name, PoolID: env.pool.ID, Scope: string(env.entity.Type),
-		Entity: env.entity.FullName(), CreateAttempt: in.CreateAttempt, ForgeType: string(env.entity.ForgeType),
-	}
-}
 
 // bootstrapInstance builds the CreateInstance document (provider-contract §6) and the
 // GARM_POOL_EXTRASPECS document (the same, template-injected extra specs).

@@ -18,33 +18,84 @@ var (
 
 // provision takes a pending_create instance through one create attempt: a fresh JIT
 // runner (GitHub), a fresh instance token, the bootstrap document, then CreateInstance.
-func (r *Reconciler) provision(ctx context.Context, env *poolEnv, name string) {
-	in, err := r.o.Store.Instance(ctx, name)
-	if err != nil || in.Status != garrison.InstancePendingCreate {
-		return
+// An instance of a pool disabled meanwhile is not created: its request is dropped.
+func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	if !env.pool.Enabled {
+		return r.dropRequest(ctx, env, in)
+	}
+	releaseProvider, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil // the budget hands the key back when a slot frees
+	}
+	defer releaseProvider()
+	releaseForge, ok := r.takeSlot(env, budgetCredentials)
+	if !ok {
+		return outcome{}, nil
 	}
 	bi, specs, err := r.prepare(ctx, env, &in)
+	releaseForge()
 	if ctx.Err() == nil {
 		r.notePoolFault(env.pool, err)
 	}
-	if err != nil {
-		if ctx.Err() == nil {
-			r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
-		}
-		return
+	var rl *garrison.RateLimitError
+	switch {
+	case ctx.Err() != nil:
+		return outcome{}, nil // shutting down: the next process provisions it
+	case errors.Is(err, errStale):
+		return outcome{}, nil // moved on meanwhile
+	case errors.As(err, &rl):
+		return outcome{res: rateLimited(rl, r.o.Now())}, nil // not a failed attempt: it waits for the forge
+	case err != nil:
+		r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
+		return done, nil
 	}
-	in, err = r.transition(ctx, env, name, pendingCreate, garrison.InstanceCreating, garrison.LevelInfo,
+	in, err = r.transition(ctx, env, in.Name, pendingCreate, garrison.InstanceCreating, garrison.LevelInfo,
 		fmt.Sprintf("creating instance (attempt %d)", in.CreateAttempt), nil)
 	if err != nil {
-		return
+		return outcome{}, ignoreStale(err)
 	}
 	callCtx, cancel := context.WithTimeout(ctx, time.Duration(env.pool.BootstrapTimeout())*time.Minute)
 	defer cancel()
 	pi, err := env.prov.CreateInstance(callCtx, bi, specs)
 	if ctx.Err() != nil {
-		return // shutting down: the next process resolves the creating instance
+		return outcome{}, nil // shutting down: the next process resolves the creating instance
 	}
 	r.finishCreate(ctx, env, in, pi, err)
+	return done, nil
+}
+
+// dropRequest removes a pending_create instance that will not be created (its pool was
+// disabled since it was requested), with the forge runner an interrupted attempt may have
+// registered for it.
+func (r *Reconciler) dropRequest(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	if in.AgentID != 0 {
+		release, ok := r.takeSlot(env, budgetCredentials)
+		if !ok {
+			return outcome{}, nil
+		}
+		err := r.deregister(ctx, env, in)
+		release()
+		var rl *garrison.RateLimitError
+		if errors.As(err, &rl) {
+			return outcome{res: rateLimited(rl, r.o.Now())}, nil
+		}
+		if err != nil {
+			return outcome{}, fmt.Errorf("reconcile: drop instance request %s: %w", in.Name, err)
+		}
+	}
+	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
+		return outcome{}, fmt.Errorf("reconcile: drop instance request %s: %w", in.Name, err)
+	}
+	r.log.Info("instance request dropped: the pool is disabled", env.attrs(slog.String("instance", in.Name))...)
+	return done, nil
+}
+
+// ignoreStale is err unless it only says the instance moved on meanwhile.
+func ignoreStale(err error) error {
+	if errors.Is(err, errStale) {
+		return nil
+	}
+	return err
 }
 
 // prepare registers the JIT runner and builds the CreateInstance document.
@@ -54,7 +105,7 @@ func (r *Reconciler) prepare(ctx context.Context, env *poolEnv, in *garrison.Ins
 			return provider.BootstrapInstance{}, nil, err
 		}
 	}
-	token, err := r.o.Tokens.MintInstance(instanceClaims(env, *in), time.Duration(env.pool.BootstrapTimeout())*time.Minute)
+	token, err := r.o.Tokens.MintInstance(garrison.IdentityOf(*in, env.entity), time.Duration(env.pool.BootstrapTimeout())*time.Minute)
 	if err != nil {
 		return provider.BootstrapInstance{}, nil, fmt.Errorf("mint instance token: %w", err)
 	}
@@ -71,7 +122,7 @@ func (r *Reconciler) registerJIT(ctx context.Context, env *poolEnv, in *garrison
 	if err := r.removeRunner(ctx, env, f, *in); err != nil {
 		return err
 	}
-	req := JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
+	req := garrison.JITRequest{Name: in.Name, RunnerGroup: r.runnerGroup(env), Labels: env.pool.TagNames()}
 	cfg, err := f.CreateJITConfig(ctx, env.entity, req)
 	if errors.Is(err, garrison.ErrConflict) {
 		// A runner of that name survives from an attempt that crashed before recording it.
@@ -211,16 +262,23 @@ func (r *Reconciler) cleanup(ctx context.Context, env *poolEnv, in garrison.Inst
 }
 
 // dropRunner deregisters the forge runner of a failed attempt, so that no offline
-// runner is left behind while the instance waits in error, and forgets it.
+// runner is left behind while the instance waits in error, and forgets it. With the
+// credentials' budget full the runner is left to the next attempt, which replaces it.
 func (r *Reconciler) dropRunner(ctx context.Context, env *poolEnv, in garrison.Instance) {
 	if in.AgentID == 0 {
 		return
 	}
-	if err := r.deregister(ctx, env, in); err != nil {
+	release, ok := r.trySlot(env, budgetCredentials)
+	if !ok {
+		return
+	}
+	err := r.deregister(ctx, env, in)
+	release()
+	if err != nil {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "deregistering the runner of the failed create failed: "+err.Error())
 		return
 	}
-	_, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
+	_, err = r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
 		if i.AgentID == in.AgentID {
 			i.AgentID, i.JITConfig = 0, nil
 		}
@@ -229,60 +287,4 @@ func (r *Reconciler) dropRunner(ctx context.Context, env *poolEnv, in garrison.I
 	if err != nil && ctx.Err() == nil {
 		r.log.Warn("reconcile: forget runner", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
 	}
-}
-
-// retry starts another create attempt of an instance in error: it removes what the last
-// attempt left in the provider (skipping the retry if that fails), resets the instance
-// and provisions it again with fresh credentials (D-7).
-func (r *Reconciler) retry(ctx context.Context, env *poolEnv, name string) {
-	in, err := r.o.Store.Instance(ctx, name)
-	if err != nil || in.Status != garrison.InstanceError {
-		return
-	}
-	if err := env.prov.DeleteInstance(ctx, providerTarget(env, in)); err != nil {
-		r.touch(ctx, env, name, "retry postponed: cleanup in the provider failed: "+err.Error())
-		return
-	}
-	_, err = r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceError}, garrison.InstancePendingCreate,
-		garrison.LevelInfo, fmt.Sprintf("retrying create (attempt %d)", in.CreateAttempt+1), func(i *garrison.Instance) {
-			i.CreateAttempt++
-			i.ProviderID, i.Addresses, i.RunnerStatus = "", nil, garrison.RunnerPending
-		})
-	if err != nil {
-		return
-	}
-	r.provision(ctx, env, name)
-}
-
-// touch records a message and bumps UpdatedAt, restarting the instance's backoff.
-func (r *Reconciler) touch(ctx context.Context, env *poolEnv, name, msg string) {
-	if _, err := r.o.Store.UpdateInstance(ctx, name, func(*garrison.Instance) error { return nil }); err == nil {
-		r.event(ctx, env, name, garrison.LevelWarning, msg)
-	}
-}
-
-// resolve settles an instance left in creating by a process that is gone: running if
-// the provider has it, else a failed attempt that the retry path takes over.
-func (r *Reconciler) resolve(ctx context.Context, env *poolEnv, name string) {
-	list, err := env.prov.ListInstances(ctx, providerTarget(env, garrison.Instance{Name: name}))
-	if err != nil {
-		r.log.Warn("reconcile: list provider instances", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
-		return
-	}
-	in, err := r.o.Store.Instance(ctx, name)
-	if err != nil || in.Status != garrison.InstanceCreating {
-		return
-	}
-	r.resolveWith(ctx, env, in, list)
-}
-
-// resolveWith settles a creating instance against a provider listing.
-func (r *Reconciler) resolveWith(ctx context.Context, env *poolEnv, in garrison.Instance, list []provider.ProviderInstance) {
-	for _, pi := range list {
-		if pi.Name == in.Name {
-			r.finishCreate(ctx, env, in, pi, nil)
-			return
-		}
-	}
-	r.storeFailure(ctx, env, in, creating, []byte("the create call was interrupted (restart) and the provider has no such instance"), nil)
 }

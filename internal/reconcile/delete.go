@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,7 +23,8 @@ var (
 // errRunnerBusy aborts marking an instance whose runner took a job since the plan.
 var errRunnerBusy = errors.New("reconcile: runner is busy")
 
-// markDelete marks a live instance pending_delete, unless its runner is busy.
+// markDelete marks a live instance pending_delete, unless its runner is busy; it reports
+// whether it did.
 func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason string) bool {
 	_, err := r.o.Store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
 		switch {
@@ -41,41 +43,70 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 	return true
 }
 
-// remove runs the delete flow: pending_delete → deleting → forge runner removed →
-// provider DeleteInstance → row deleted. A force delete ignores forge and provider
-// errors; otherwise a failure puts the instance back and backs off.
-func (r *Reconciler) remove(ctx context.Context, env *poolEnv, d Delete) {
-	if d.Mark && !r.markDelete(ctx, env, d.Instance, d.Reason) {
-		return
+// remove runs the delete flow of an instance marked for deletion: pending_delete →
+// deleting → forge runner removed → provider DeleteInstance → row deleted. A force delete
+// ignores forge and provider errors; otherwise a failure puts the instance back and the
+// handler fails, so that the instances controller backs the next attempt off. A forge
+// that is rate limited puts it back too, to wait for the reset.
+func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	releaseProvider, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return outcome{}, nil // the budget hands the key back when a slot frees
 	}
-	var force bool
-	in, err := r.o.Store.UpdateInstance(ctx, d.Instance, func(i *garrison.Instance) error {
+	defer releaseProvider()
+	releaseForge := func() {}
+	if in.AgentID != 0 {
+		if releaseForge, ok = r.takeSlot(env, budgetCredentials); !ok {
+			return outcome{}, nil
+		}
+		defer releaseForge()
+	}
+	var back garrison.InstanceStatus
+	in, err := r.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
 		if !hasStatus(deletable, i.Status) {
 			return errStale
 		}
-		force = d.Force || i.Status == garrison.InstancePendingForceDelete
+		back = cmp.Or(returnStatus[i.Status], i.Status)
 		i.Status = garrison.InstanceDeleting
 		return nil
 	})
 	if err != nil {
-		return
+		return outcome{}, ignoreStale(ignoreNotFound(err))
 	}
+	force := back == garrison.InstancePendingForceDelete
 	r.event(ctx, env, in.Name, garrison.LevelInfo, "deleting instance")
-	if err := r.removeEverywhere(ctx, env, in, force); err != nil {
-		if ctx.Err() == nil {
-			r.deleteFailed(ctx, env, in.Name, force, err)
+	err = r.deregisterForDelete(ctx, env, in, force)
+	releaseForge()
+	var rl *garrison.RateLimitError
+	if errors.As(err, &rl) && ctx.Err() == nil {
+		r.putBack(ctx, env, in.Name, back, "deletion waits for the forge: "+rl.Error())
+		return outcome{res: rateLimited(rl, r.o.Now())}, nil
+	}
+	if err == nil {
+		err = r.deleteInProvider(ctx, env, in, force)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return outcome{}, nil // shutting down: the next process resumes the deletion
 		}
-		return
+		return done, r.deleteFailed(ctx, env, in.Name, force, err)
 	}
 	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
-		r.log.Error("reconcile: delete instance row", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
-		return
+		return done, fmt.Errorf("reconcile: delete instance row %s: %w", in.Name, err)
 	}
-	r.mu.Lock()
-	delete(r.notBefore, in.Name)
-	delete(r.delFails, in.Name)
-	r.mu.Unlock()
 	r.log.Info("instance deleted", env.attrs(slog.String("instance", in.Name))...)
+	return done, nil
+}
+
+// returnStatus is where a deletion goes back to when it must wait: a deletion resumed
+// from deleting (after a restart) goes back to pending_delete.
+var returnStatus = map[garrison.InstanceStatus]garrison.InstanceStatus{garrison.InstanceDeleting: garrison.InstancePendingDelete}
+
+// putBack returns an instance from deleting to the status it was deleted from.
+func (r *Reconciler) putBack(ctx context.Context, env *poolEnv, name string, back garrison.InstanceStatus, msg string) {
+	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelInfo, msg, nil); err != nil {
+		r.log.Error("reconcile: put deletion back", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+	}
 }
 
 // ranItsJob reports whether the instance's runner took a job and finished it: the forge
@@ -85,17 +116,22 @@ func ranItsJob(in garrison.Instance) bool {
 	return in.JobID != 0 && in.RunnerStatus == garrison.RunnerTerminated
 }
 
-// removeEverywhere deregisters the forge runner and deletes the provider instance.
-func (r *Reconciler) removeEverywhere(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
-	if in.AgentID != 0 && !ranItsJob(in) {
-		err := r.deregister(ctx, env, in)
-		if err != nil && !force {
-			return err
-		}
-		if err != nil {
-			r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
-		}
+// deregisterForDelete deregisters the forge runner of an instance being deleted; a force
+// delete ignores the failure (a rate limit included).
+func (r *Reconciler) deregisterForDelete(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
+	if in.AgentID == 0 || ranItsJob(in) {
+		return nil
 	}
+	err := r.deregister(ctx, env, in)
+	if err != nil && force {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
+		return nil
+	}
+	return err
+}
+
+// deleteInProvider deletes the provider instance; a force delete ignores the failure.
+func (r *Reconciler) deleteInProvider(ctx context.Context, env *poolEnv, in garrison.Instance, force bool) error {
 	err := env.prov.DeleteInstance(ctx, providerTarget(env, in))
 	if err != nil && force {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring provider error: "+err.Error())
@@ -116,19 +152,16 @@ func (r *Reconciler) deregister(ctx context.Context, env *poolEnv, in garrison.I
 	return r.removeRunner(ctx, env, f, in)
 }
 
-// deleteFailed puts the instance back in its pending state and delays the next attempt.
-func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string, force bool, cause error) {
+// deleteFailed puts the instance back in its pending state and returns the failure, for
+// the instances controller to retry after its backoff.
+func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string, force bool, cause error) error {
 	back := garrison.InstancePendingDelete
 	if force {
 		back = garrison.InstancePendingForceDelete
 	}
-	r.mu.Lock()
-	r.delFails[name]++
-	wait := r.o.Policy.retryDelay(r.delFails[name])
-	r.notBefore[name] = r.o.Now().Add(wait)
-	r.mu.Unlock()
-	msg := fmt.Sprintf("delete failed, retrying in %v: %v", wait, cause)
+	msg := fmt.Sprintf("delete failed, will retry: %v", cause)
 	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelError, msg, nil); err != nil {
 		r.log.Error("reconcile: record failed delete", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
 	}
+	return fmt.Errorf("reconcile: delete instance %s: %w", name, cause)
 }

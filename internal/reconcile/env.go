@@ -1,14 +1,18 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // poolEnv is everything one reconcile of a pool read: the pool, its entity and sibling
@@ -23,23 +27,39 @@ type poolEnv struct {
 	prov       Provider
 	settings   ProviderSettings
 	forges     Forges
+	// waiter is the controller key a step of the environment runs for: it waits for the
+	// budgets the step finds full.
+	waiter waiter
+	// rid is the reconcile id of the handler call that read the environment (logs).
+	rid string
 
 	mu    sync.Mutex // guards forge
 	forge Forge      // resolved on first use
 }
 
-// load reads a pool's environment. A missing pool gives (nil, ErrNotFound).
+// load reads a pool's environment for planning. A missing pool gives (nil, ErrNotFound).
 func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) {
+	env, err := r.loadPool(ctx, poolID)
+	if err != nil {
+		return env, err
+	}
+	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: env.pool.EntityID}); err != nil {
+		return env, fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	return env, r.observe(ctx, env)
+}
+
+// loadPool reads the pool, its entity and provider, and the controller: what a step on
+// one of its instances acts on. A missing pool gives (nil, ErrNotFound); a missing entity
+// or provider (env, an ErrNotFound).
+func (r *Reconciler) loadPool(ctx context.Context, poolID string) (*poolEnv, error) {
 	pool, err := r.o.Store.Pool(ctx, poolID)
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
 	}
-	env := &poolEnv{pool: pool, forges: r.o.Forges}
+	env := &poolEnv{pool: pool, forges: r.o.Forges, rid: workqueue.ReconcileID(ctx)}
 	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
 		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)
-	}
-	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: pool.EntityID}); err != nil {
-		return env, fmt.Errorf("reconcile: list pools: %w", err)
 	}
 	if env.controller, err = r.o.Store.Controller(ctx); err != nil {
 		return env, fmt.Errorf("reconcile: read controller: %w", err)
@@ -47,7 +67,7 @@ func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) 
 	if env.prov, env.settings, err = r.o.Providers.Provider(pool.ProviderName); err != nil {
 		return env, fmt.Errorf("reconcile: pool %s: %w", poolID, err)
 	}
-	return env, r.observe(ctx, env)
+	return env, nil
 }
 
 // observe reads the entity's instances and queued jobs (the jobs through the cache).
@@ -60,9 +80,9 @@ func (r *Reconciler) observe(ctx context.Context, env *poolEnv) error {
 	return err
 }
 
-// spec is the pool's Spec.
-func (env *poolEnv) spec(pol Policy) Spec {
-	return Spec{
+// spec is the pool's plan.Spec.
+func (env *poolEnv) spec(pol Policy) plan.Spec {
+	return plan.Spec{
 		Pool: env.pool, Pools: env.pools, Balancer: env.entity.Balancer, Policy: pol,
 		MinimumJobAge: time.Duration(env.controller.MinimumJobAgeBackoff) * time.Second,
 	}
@@ -89,7 +109,40 @@ func (env *poolEnv) jit() bool {
 	return env.entity.ForgeType == garrison.GitHub && !env.settings.DisableJIT
 }
 
-// attrs are the log attributes of the pool, followed by extra.
+// attrs are the log attributes of the pool (and of the handler call), followed by extra.
 func (env *poolEnv) attrs(extra ...any) []any {
-	return append([]any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}, extra...)
+	out := []any{slog.String("pool", env.pool.ID), slog.String("entity", env.entity.FullName())}
+	if env.rid != "" {
+		out = append(out, slog.String("reconcile_id", env.rid))
+	}
+	return append(out, extra...)
+}
+
+// budget names the budget of kind the pool's calls draw on: its provider's or its
+// entity's credentials'.
+func (env *poolEnv) budget(kind string) (budgetID, string) {
+	if kind == budgetProvider {
+		return budgetID{kind, env.pool.ProviderName}, env.pool.ProviderName
+	}
+	return credentialsBudget(env.entity)
+}
+
+// credentialsBudget names the budget of the entity's forge credentials.
+func credentialsBudget(e garrison.Entity) (budgetID, string) {
+	id := strconv.FormatUint(uint64(e.CredentialsID), 10)
+	return budgetID{budgetCredentials, id}, cmp.Or(e.CredentialsName, id)
+}
+
+// takeSlot takes a slot of the pool's budget of kind for the step's key; false when the
+// budget is full (the key then waits for a slot: the step returns without acting).
+func (r *Reconciler) takeSlot(env *poolEnv, kind string) (release func(), ok bool) {
+	id, name := env.budget(kind)
+	return r.budgets.take(id, name, env.waiter)
+}
+
+// trySlot takes a slot of the pool's budget of kind if one is free, without waiting for
+// one: for a call that may be left to a later step.
+func (r *Reconciler) trySlot(env *poolEnv, kind string) (release func(), ok bool) {
+	id, name := env.budget(kind)
+	return r.budgets.take(id, name, waiter{})
 }

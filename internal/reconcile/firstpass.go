@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/garrison-ci/garrison"
 )
 
@@ -19,16 +21,23 @@ const (
 // firstPass follows the pools that existed at the start until each was planned once and
 // repaired once, and logs when all were: how long a restarted server takes to act on
 // every pool ("every pool reconciled") and to check every pool's instances against its
-// provider ("every pool repaired").
+// provider ("every pool repaired"). It sets garrison_reconcile_first_pass_seconds{step}
+// then too.
 type firstPass struct {
-	log *slog.Logger
+	log   *slog.Logger
+	gauge *prometheus.GaugeVec // the seconds by step name
 
 	mu      sync.Mutex // guards the fields below
 	started time.Time
 	pending [2]map[string]bool // by passStep
 }
 
-func newFirstPass(log *slog.Logger) *firstPass { return &firstPass{log: log} }
+func newFirstPass(log *slog.Logger) *firstPass {
+	return &firstPass{log: log, gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "garrison_reconcile_first_pass_seconds",
+		Help: "Seconds from the start until every pool present then was planned (step planned) and repaired (step repaired); set once.",
+	}, []string{"step"})}
+}
 
 // start records the pools present at the start, which was at began.
 func (f *firstPass) start(began time.Time, pools []garrison.Pool) {
@@ -41,8 +50,11 @@ func (f *firstPass) start(began time.Time, pools []garrison.Pool) {
 			f.pending[i][p.ID] = true
 		}
 	}
-	if len(pools) == 0 {
+	if len(pools) == 0 { // nothing to wait for
 		f.pending = [2]map[string]bool{}
+		for _, name := range stepNames {
+			f.gauge.WithLabelValues(name).Set(time.Since(began).Seconds())
+		}
 	}
 }
 
@@ -58,10 +70,15 @@ func (f *firstPass) done(poolID string, steps ...passStep) {
 		delete(m, poolID)
 		if len(m) == 0 {
 			f.pending[s] = nil
-			f.log.Info(stepMessages[s], slog.Float64("seconds", time.Since(f.started).Seconds()))
+			secs := time.Since(f.started).Seconds()
+			f.gauge.WithLabelValues(stepNames[s]).Set(secs)
+			f.log.Info(stepMessages[s], slog.Float64("seconds", secs))
 		}
 	}
 }
+
+// stepNames are the step label values of garrison_reconcile_first_pass_seconds.
+var stepNames = [2]string{stepPlanned: "planned", stepRepaired: "repaired"}
 
 // stepMessages are the log messages of completed steps (garrison bench reads them).
 var stepMessages = [2]string{

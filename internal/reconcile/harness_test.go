@@ -55,9 +55,9 @@ func (b *buildT) TempDir() string { return b.dir }
 // ghForge adapts the GitHub client to Forge (cmd/garrison wires the same).
 type ghForge struct{ c *github.Client }
 
-func (g ghForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req JITRequest) (JITConfig, error) {
+func (g ghForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error) {
 	cfg, err := g.c.CreateJITConfig(ctx, e, github.JITRequest{Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels})
-	return JITConfig{RunnerID: cfg.RunnerID, Files: cfg.Files}, err
+	return garrison.JITConfig{RunnerID: cfg.RunnerID, Files: cfg.Files}, err
 }
 
 func (g ghForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
@@ -70,11 +70,11 @@ func (g ghForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]prov
 	return out, err
 }
 
-func (g ghForge) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (g ghForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	rs, err := g.c.ListRunners(ctx, e, "")
-	out := make([]Runner, 0, len(rs))
+	out := make([]garrison.Runner, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+		out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
 	}
 	return out, err
 }
@@ -92,7 +92,7 @@ type failingDeletes struct{ Provider }
 
 var errDeleteRefused = errors.New("test: delete refused")
 
-func (failingDeletes) DeleteInstance(context.Context, providerexec.Target) error {
+func (failingDeletes) DeleteInstance(context.Context, provider.Target) error {
 	return errDeleteRefused
 }
 
@@ -192,13 +192,27 @@ func (h *harness) resetClock() {
 	h.now = time.Now().UTC()
 }
 
-// pass reconciles once and waits for the operations it started.
+// pass reconciles once and runs the steps it handed out, and the repair it started.
 func (h *harness) pass(r *Reconciler, poolID string) {
 	h.t.Helper()
 	if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 		h.t.Fatalf("reconcile: %v", err)
 	}
-	r.ops.Wait()
+	h.drain(r)
+}
+
+// drain runs the instance steps and the repairs waiting for a worker, one at a time,
+// until none is left; it returns how many ran. Work due later (a retry's or a failed
+// delete's backoff, the next repair) stays due later.
+func (h *harness) drain(r *Reconciler) int {
+	n := 0
+	for {
+		k := r.instances.ProcessReady(h.t.Context()) + r.repairs.ProcessReady(h.t.Context())
+		if k == 0 {
+			return n
+		}
+		n += k
+	}
 }
 
 func (h *harness) advance(d time.Duration) {
@@ -246,20 +260,18 @@ func (h *harness) pool(minIdle, maxRunners uint, extraSpecs string) garrison.Poo
 	return must(h.store.CreatePool(h.t.Context(), p))(h.t)
 }
 
-// settle reconciles the pool and waits for its operations until a pass starts none.
+// settle reconciles the pool and runs its steps until a pass starts none.
 func (h *harness) settle(r *Reconciler, poolID string) {
 	h.t.Helper()
 	for range 30 {
 		if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 			h.t.Fatalf("reconcile: %v", err)
 		}
-		started := r.opsStarted.Load()
-		r.ops.Wait()
+		steps := h.drain(r)
 		if _, err := r.reconcile(h.t.Context(), poolID); err != nil {
 			h.t.Fatalf("reconcile: %v", err)
 		}
-		r.ops.Wait()
-		if r.opsStarted.Load() == started {
+		if steps += h.drain(r); steps == 0 {
 			return
 		}
 	}
@@ -273,7 +285,7 @@ func (h *harness) instances(poolID string) []garrison.Instance {
 
 // providerNames returns the names of the pool's instances in the sim provider.
 func (h *harness) providerNames(poolID string) map[string]bool {
-	list := must(h.prov.ListInstances(h.t.Context(), providerexec.Target{PoolID: poolID}))(h.t)
+	list := must(h.prov.ListInstances(h.t.Context(), provider.Target{PoolID: poolID}))(h.t)
 	out := map[string]bool{}
 	for _, pi := range list {
 		out[pi.Name] = true

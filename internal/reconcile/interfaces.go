@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/auth"
-	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -29,17 +28,16 @@ type Store interface {
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
 	ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job, error)
+	DeleteJob(ctx context.Context, id int64) error
 }
 
-// Provider is the part of the provider contract the reconciler calls;
-// *providerexec.Provider satisfies it.
+// Provider is the part of the provider contract the reconciler calls (the host side of
+// the contract, internal/providerexec, implements it).
 type Provider interface {
 	CreateInstance(ctx context.Context, bi provider.BootstrapInstance, poolExtraSpecs json.RawMessage) (provider.ProviderInstance, error)
-	DeleteInstance(ctx context.Context, t providerexec.Target) error
-	ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error)
+	DeleteInstance(ctx context.Context, t provider.Target) error
+	ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error)
 }
-
-var _ Provider = (*providerexec.Provider)(nil)
 
 // Providers finds the provider a pool names.
 type Providers interface {
@@ -72,34 +70,14 @@ func (m ProviderMap) Provider(name string) (Provider, ProviderSettings, error) {
 	return e.Provider, e.ProviderSettings, nil
 }
 
-// JITRequest describes a just-in-time runner to register.
-type JITRequest struct {
-	Name        string
-	RunnerGroup string // "" is the default group
-	Labels      []string
-}
-
-// JITConfig is a registered JIT runner: its forge id and credential files (name to
-// base64 content).
-type JITConfig struct {
-	RunnerID int64
-	Files    map[string]string
-}
-
-// Runner is a runner registered in the forge.
-type Runner struct {
-	ID     int64
-	Name   string
-	Status string // online or offline
-	Busy   bool
-}
-
 // Forge is what the reconciler asks of the forge, for one entity. Errors wrap
-// garrison.Error codes: ErrNotFound for a missing runner, ErrConflict for a taken name.
+// garrison.Error codes: ErrNotFound for a missing runner, ErrConflict for a taken name,
+// garrison.ErrJITUnsupported from a forge without JIT configurations; a
+// *garrison.RateLimitError says when the credentials may call again.
 type Forge interface {
-	CreateJITConfig(ctx context.Context, e garrison.Entity, req JITRequest) (JITConfig, error)
+	CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error)
 	RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error)
-	ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error)
+	ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error)
 	DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error
 }
 
@@ -108,12 +86,11 @@ type Forges interface {
 	Forge(ctx context.Context, e garrison.Entity) (Forge, error)
 }
 
-// TokenMinter mints instance tokens; *auth.Tokens satisfies it.
+// TokenMinter mints the token of an instance, valid for its bootstrap timeout and a
+// grace period (internal/auth implements it).
 type TokenMinter interface {
-	MintInstance(c auth.InstanceClaims, bootstrapTimeout time.Duration) (string, error)
+	MintInstance(id garrison.InstanceIdentity, bootstrapTimeout time.Duration) (string, error)
 }
-
-var _ TokenMinter = (*auth.Tokens)(nil)
 
 // TemplateParams is what the bootstrap wrapper embeds (the fields of
 // bootstrap.WrapperParams).
@@ -132,3 +109,6 @@ type InjectTemplateFunc func(extraSpecs json.RawMessage, osType string, p Templa
 type Leases interface {
 	Lease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 }
+
+// Policy holds the reconciler's own knobs (see plan.Policy).
+type Policy = plan.Policy

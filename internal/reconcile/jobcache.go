@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -147,11 +147,18 @@ func sortedJobs(m map[int64]garrison.Job) []garrison.Job {
 	for _, j := range m {
 		out = append(out, j)
 	}
-	slices.SortFunc(out, compareJobAge)
+	slices.SortFunc(out, plan.CompareJobAge)
 	return out
 }
 
-// compareJobAge orders jobs by creation time, then id.
-func compareJobAge(a, b garrison.Job) int {
-	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+// Forget drops a job this process deleted from the ledger (a delta read cannot see a
+// deletion).
+func (c *jobCache) Forget(entityID string, jobID int64) {
+	e := c.entity(entityID)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.queued[jobID]; ok {
+		delete(e.queued, jobID)
+		e.snapshot = nil
+	}
 }

@@ -41,4 +41,5 @@ func (r *Reconciler) forgetPool(poolID string) {
 	defer r.mu.Unlock()
 	delete(r.poolFaults, poolID)
 	delete(r.groupIgnored, poolID)
+	delete(r.hints, poolID)
 }

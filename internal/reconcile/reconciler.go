@@ -3,10 +3,12 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/workqueue"
@@ -23,9 +25,9 @@ type Options struct {
 	InjectTemplate InjectTemplateFunc
 	// Proxy returns a pool's proxy settings; nil means none.
 	Proxy func(ctx context.Context, p garrison.Pool) (provider.ProxyConfig, error)
-	// Leases, when set, makes a replica claim a pool before acting on it (a reconcile
-	// with operations, a repair); a claim lasts LeaseTTL and is renewed while the pool's
-	// operations run. nil: this is the only replica.
+	// Leases, when set, makes a replica claim a pool before acting on it (a reconcile, an
+	// instance step, a repair); a claim lasts LeaseTTL and is renewed by each of them.
+	// nil: this is the only replica.
 	Leases Leases
 	// Holder names this replica in leases (default: a random name).
 	Holder string
@@ -43,10 +45,20 @@ type Options struct {
 	// Now is the clock of every decision (default time.Now).
 	Now    func() time.Time
 	Policy Policy
-	// Workers bounds pools reconciled at once (default 4); MaxOperations bounds the
-	// provider and forge operations running at once (default 16).
-	Workers       int
-	MaxOperations int
+	// Workers bounds pools reconciled at once, and repairs run at once (default 4);
+	// sweeps run four times as many at once.
+	Workers int
+	// InstanceWorkers bounds instance steps (provider and forge calls) run at once
+	// (default 64): enough that the steps of a provider or credential waiting on its
+	// budget never starve the others.
+	InstanceWorkers int
+	// ProviderConcurrency bounds the calls running at once to one provider, and
+	// CredentialConcurrency those to the forge with one credential (default 8 each). A
+	// step that finds its budget full waits for a slot without holding a worker, so a
+	// provider that hangs or a credential waiting for its rate limit slows only its own
+	// pools.
+	ProviderConcurrency   int
+	CredentialConcurrency int
 	// ResyncInterval is the one timer's period: every pool is looked at (default 1m).
 	ResyncInterval time.Duration
 	// RepairInterval spaces the three-way repairs of a pool (default 5m).
@@ -55,6 +67,19 @@ type Options struct {
 	// the next one waits Pace times the previous one's duration (default 3, at most 1s),
 	// so that one busy pool takes at most a quarter of a worker. Negative: no pacing.
 	Pace float64
+
+	// Sweep, when set, sweeps each entity for lost webhooks every SweepInterval (default
+	// DefaultSweepInterval) ± SweepJitter (a fraction, default DefaultSweepJitter), the
+	// first time at a random point within SweepStartDelay (default the smaller of the
+	// interval and DefaultSweepStartDelay) after the start or after the entity appears.
+	Sweep           SweepFunc
+	SweepInterval   time.Duration
+	SweepStartDelay time.Duration
+	SweepJitter     float64
+
+	// Registerer, when set, receives the metrics of the controllers (controller-runtime's
+	// workqueue_* and controller_runtime_* families) and garrison's own.
+	Registerer prometheus.Registerer
 }
 
 func (o Options) validate() error {
@@ -74,12 +99,19 @@ func (o Options) withDefaults() Options {
 	if o.Holder == "" {
 		o.Holder = "replica-" + randomSuffix()
 	}
-	o.Policy = o.Policy.withDefaults()
+	o.Policy = o.Policy.WithDefaults()
 	setDefault(&o.Workers, 4)
-	setDefault(&o.MaxOperations, 16)
+	setDefault(&o.InstanceWorkers, 64)
+	setDefault(&o.ProviderConcurrency, 8)
+	setDefault(&o.CredentialConcurrency, 8)
 	setDefault(&o.LeaseTTL, time.Minute)
 	setDefault(&o.ResyncInterval, time.Minute)
 	setDefault(&o.RepairInterval, 5*time.Minute)
+	setDefault(&o.SweepInterval, DefaultSweepInterval)
+	setDefault(&o.SweepStartDelay, min(o.SweepInterval, DefaultSweepStartDelay))
+	if o.SweepJitter <= 0 {
+		o.SweepJitter = DefaultSweepJitter
+	}
 	if o.Pace == 0 {
 		o.Pace = 3
 	}
@@ -97,34 +129,33 @@ func setDefault[T int | time.Duration](v *T, def T) {
 type Reconciler struct {
 	o   Options
 	log *slog.Logger
-	q   *workqueue.Queue
-	sem chan struct{} // bounds running operations
+	// The controllers, each a handler on its own queue.
+	pools     *workqueue.Queue // key: pool id
+	instances *workqueue.Queue // key: instance name
+	repairs   *workqueue.Queue // key: pool id
+	sweeps    *workqueue.Queue // key: entity id; nil without Options.Sweep
+	resync    *workqueue.Queue // one key: resyncKey
+	// budgets bound the concurrent calls per provider and per forge credential.
+	budgets *budgets
 	// jobs caches each entity's queued jobs.
 	jobs *jobCache
-	// repairs bounds the three-way repairs running at once.
-	repairs chan struct{}
 	// passes reports the first pass over every pool after the start.
 	passes *firstPass
 	// listingMargin: see defaultListingMargin (tests shorten it).
 	listingMargin time.Duration
-	ops           sync.WaitGroup
-	// opsStarted counts operations ever started (tests wait for quiet).
-	opsStarted atomic.Int64
 
-	mu         sync.Mutex           // guards the maps below
-	inflight   map[string]string    // instance name -> pool id, while an operation runs
-	notBefore  map[string]time.Time // next delete attempt of an instance after a failure
-	delFails   map[string]int       // consecutive delete failures per instance
-	lastRepair map[string]time.Time // pool id -> last three-way repair
-	repairing  map[string]bool      // pool ids whose repair runs
+	mu sync.Mutex // guards the maps below
 	// runnerLists caches each entity's forge runners for the repairs of its pools.
 	runnerLists map[string]runnerList
-	unserved    map[string]map[int64]string // entity id -> job id -> why it gets no runner
-	poolFaults  map[string]error            // pool id -> why every create of it fails
+	// hints keep the resync's read of each pool for its next repair.
+	hints      map[string]repairHint
+	poolFaults map[string]error // pool id -> why every create of it fails
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
-	reasons      map[string]map[string]int // entity id -> reason -> jobs (for logging)
 }
+
+// resyncKey is the resync controller's one key.
+const resyncKey = "resync"
 
 // New returns a Reconciler.
 func New(o Options) (*Reconciler, error) {
@@ -133,17 +164,38 @@ func New(o Options) (*Reconciler, error) {
 	}
 	o = o.withDefaults()
 	r := &Reconciler{
-		o: o, log: o.Logger, sem: make(chan struct{}, o.MaxOperations),
-		inflight: map[string]string{}, notBefore: map[string]time.Time{}, delFails: map[string]int{},
-		lastRepair: map[string]time.Time{}, repairing: map[string]bool{}, runnerLists: map[string]runnerList{}, unserved: map[string]map[int64]string{},
-		reasons: map[string]map[string]int{}, poolFaults: map[string]error{}, groupIgnored: map[string]string{},
-		jobs:    newJobCache(o.Store, o.Now, o.ResyncInterval),
-		repairs: make(chan struct{}, o.Workers), passes: newFirstPass(o.Logger), listingMargin: defaultListingMargin,
+		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
+		groupIgnored: map[string]string{},
+		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
+		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),
+		listingMargin: defaultListingMargin,
 	}
-	r.q = workqueue.New(r.reconcile, workqueue.Options{
-		Workers: o.Workers, Logger: o.Logger, Pace: o.Pace,
-		Backoff: workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute},
-	})
+	var m *workqueue.Metrics
+	if o.Registerer != nil {
+		var err error
+		if m, err = workqueue.NewMetrics(o.Registerer); err != nil {
+			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+		}
+		for _, c := range []prometheus.Collector{budgetCollector{r.budgets}, r.passes.gauge} {
+			if err = o.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("reconcile: register metrics: %w", err)
+			}
+		}
+	}
+	queue := func(name string, h workqueue.Handler, workers int, backoff workqueue.Backoff, pace float64) *workqueue.Queue {
+		return workqueue.New(h, workqueue.Options{Name: name, Workers: workers, Logger: o.Logger, Pace: pace,
+			Backoff: backoff, Metrics: m})
+	}
+	r.pools = queue("pools", r.reconcile, o.Workers, workqueue.Backoff{Base: time.Second, Max: 5 * time.Minute}, o.Pace)
+	r.instances = queue("instances", r.reconcileInstance, o.InstanceWorkers,
+		workqueue.Backoff{Base: o.Policy.RetryBackoff, Max: o.Policy.MaxRetryBackoff}, 0)
+	r.repairs = queue("repairs", r.repairPool, o.Workers, workqueue.Backoff{Base: time.Second, Max: o.RepairInterval}, 0)
+	r.resync = queue("resync", r.resyncAll, 1, workqueue.Backoff{Base: time.Second, Max: o.ResyncInterval}, 0)
+	if o.Sweep != nil {
+		// Sweeps wait on the forge, not on this process: more of them run at once (each
+		// credential's budget bounds them).
+		r.sweeps = queue("sweeps", r.sweepEntity, 4*o.Workers, workqueue.Backoff{Base: time.Second, Max: o.SweepInterval}, 0)
+	}
 	return r, nil
 }
 
@@ -151,85 +203,35 @@ func New(o Options) (*Reconciler, error) {
 // instance callbacks and the resync timer call it.
 func (r *Reconciler) Notify(poolIDs ...string) {
 	for _, id := range poolIDs {
-		r.q.Add(id)
+		r.pools.Add(id)
 	}
 }
 
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
-// Notify and every ResyncInterval. It returns after running operations have stopped.
+// Notify and every ResyncInterval. It returns after the running steps have stopped.
 func (r *Reconciler) Run(ctx context.Context) error {
 	began := time.Now() // the first pass begins with reading the store
 	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.resyncLoop(ctx)
-	}()
-	r.q.Run(ctx)
-	<-done
-	r.ops.Wait()
+	r.resync.AddAfter(resyncKey, r.o.ResyncInterval)
+	var wg sync.WaitGroup
+	for _, q := range []*workqueue.Queue{r.pools, r.instances, r.repairs, r.sweeps, r.resync} {
+		if q != nil {
+			wg.Go(func() { q.Run(ctx) })
+		}
+	}
+	wg.Wait()
 	return nil
 }
 
-// resyncLoop is the one timer: it triages every pool each ResyncInterval.
-func (r *Reconciler) resyncLoop(ctx context.Context) {
-	t := time.NewTicker(r.o.ResyncInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := r.triage(ctx, nil); err != nil && ctx.Err() == nil {
-				r.log.Warn("reconcile: resync failed", slog.Any("error", err))
-			}
-		}
-	}
-}
-
-// reconcile is the queue handler for one pool key.
-func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Result, error) {
-	env, err := r.load(ctx, poolID)
-	switch {
-	case errors.Is(err, garrison.ErrNotFound) && env == nil:
-		r.forgetPool(poolID)
-		r.passes.done(poolID, stepPlanned, stepRepaired)
-		return workqueue.Result{}, nil // the pool is gone
-	case errors.Is(err, garrison.ErrNotFound):
-		r.reportPool(env.pool, err)
-		r.passes.done(poolID, stepPlanned, stepRepaired)
-		return workqueue.Result{}, workqueue.Terminal(err) // configuration: unknown provider or entity
-	case err != nil:
+// resyncAll is the resync controller's handler: the one timer. It triages every pool and
+// schedules the repairs and sweeps that are not, every ResyncInterval.
+func (r *Reconciler) resyncAll(ctx context.Context, _ string) (workqueue.Result, error) {
+	if err := r.triage(ctx, nil); err != nil {
 		return workqueue.Result{}, err
 	}
-	if held, err := r.claim(ctx, poolID); err != nil || !held {
-		if err == nil {
-			r.passes.done(poolID, stepPlanned, stepRepaired) // another replica's
-		}
-		return workqueue.Result{RequeueAfter: r.o.LeaseTTL / 2}, err
-	}
-	if r.repairDue(poolID) {
-		r.startRepair(ctx, env) // in the background: planning from the store is safe meanwhile
-	}
-	acts := Plan(env.spec(r.o.Policy), r.observed(env))
-	r.recordUnserved(ctx, env, acts.Unserved)
-	r.execute(ctx, env, acts)
-	r.reportPool(env.pool, nil)
-	r.passes.done(poolID, stepPlanned)
-	return workqueue.Result{RequeueAfter: r.requeueAfter(env, acts)}, nil
-}
-
-// reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
-// reconciled fine still reports the fault that fails its creates (notePoolFault).
-func (r *Reconciler) reportPool(p garrison.Pool, err error) {
-	if err == nil {
-		err = r.poolFault(p.ID)
-	}
-	if r.o.PoolStatus != nil {
-		r.o.PoolStatus(p, err)
-	}
+	return workqueue.Result{RequeueAfter: r.o.ResyncInterval}, nil
 }
 
 // claim takes or renews this replica's lease on the pool (always held without Leases).
@@ -238,41 +240,4 @@ func (r *Reconciler) claim(ctx context.Context, poolID string) (bool, error) {
 		return true, nil
 	}
 	return r.o.Leases.Lease(ctx, "pool/"+poolID, r.o.Holder, r.o.LeaseTTL)
-}
-
-// observed snapshots what the plan needs beyond the store.
-func (r *Reconciler) observed(env *poolEnv) Observed {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	obs := Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs,
-		Busy: map[string]bool{}, NotBefore: map[string]time.Time{}}
-	for _, in := range env.instances {
-		if r.inflight[in.Name] != "" {
-			obs.Busy[in.Name] = true
-		}
-		if nb, ok := r.notBefore[in.Name]; ok {
-			obs.NotBefore[in.Name] = nb
-		}
-	}
-	return obs
-}
-
-// requeueAfter is the plan's wish, shortened to Poll while operations of the pool run.
-func (r *Reconciler) requeueAfter(env *poolEnv, acts Actions) time.Duration {
-	d := acts.RequeueAfter
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, pool := range r.inflight {
-		if pool == env.pool.ID {
-			return min(cmpPositive(d, r.o.Policy.Poll), r.o.Policy.Poll)
-		}
-	}
-	return d
-}
-
-func cmpPositive(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
 }

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // errStale aborts an update whose instance is no longer in the state the caller expects
@@ -60,21 +60,25 @@ func hasStatus(list []garrison.InstanceStatus, s garrison.InstanceStatus) bool {
 	return false
 }
 
+// providerStderr is implemented by the errors of provider calls that carry what the
+// provider wrote to stderr.
+type providerStderr interface{ ProviderStderr() string }
+
 // faultOf is the text shown to users for a failed provider call: the provider's own
 // stderr when it wrote any, else the error.
 func faultOf(err error) []byte {
-	var ce *providerexec.CallError
-	if errors.As(err, &ce) && ce.Stderr != "" {
-		return []byte(ce.Stderr)
+	var ps providerStderr
+	if errors.As(err, &ps) && ps.ProviderStderr() != "" {
+		return []byte(ps.ProviderStderr())
 	}
 	return []byte(err.Error())
 }
 
 // providerTarget names an instance to the provider: its provider id, else its name.
-func providerTarget(env *poolEnv, in garrison.Instance) providerexec.Target {
+func providerTarget(env *poolEnv, in garrison.Instance) provider.Target {
 	id := in.ProviderID
 	if id == "" {
 		id = in.Name
 	}
-	return providerexec.Target{PoolID: env.pool.ID, InstanceID: id, ExtraSpecs: env.pool.ExtraSpecs}
+	return provider.Target{PoolID: env.pool.ID, InstanceID: id, ExtraSpecs: env.pool.ExtraSpecs}
 }

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
 
@@ -18,66 +19,135 @@ import (
 // stamp rows (this process's, other replicas') and this process's clock.
 const defaultListingMargin = time.Second
 
-// repairDue reports whether the pool's three-way repair is due (on its first reconcile
-// in this process, then every RepairInterval), and if so records it as done now.
-func (r *Reconciler) repairDue(poolID string) bool {
-	now := r.o.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	last, ok := r.lastRepair[poolID]
-	if ok && now.Sub(last) < r.o.RepairInterval {
-		return false
+// repairPool is the repairs controller's handler for one pool key: the pool's three-way
+// repair (repair), then another look after RepairInterval (±10%). With Leases, a pool
+// another replica holds is that replica's to repair. A repair that changed a record of
+// the pool asks for the pool to be reconciled.
+func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.Result, error) {
+	next := workqueue.Result{RequeueAfter: jitter(r.o.RepairInterval, 0.1)}
+	env, err := r.repairEnv(ctx, poolID)
+	switch {
+	case errors.Is(err, garrison.ErrNotFound) && env == nil:
+		r.passes.done(poolID, stepRepaired)
+		return workqueue.Result{}, nil // the pool is gone: its key too
+	case errors.Is(err, garrison.ErrNotFound):
+		r.passes.done(poolID, stepRepaired) // configuration: the pool reports it
+		return next, nil
+	case err != nil:
+		return workqueue.Result{}, err
 	}
-	r.lastRepair[poolID] = now
-	return true
+	if held, err := r.claim(ctx, poolID); err != nil || !held {
+		if err == nil {
+			r.passes.done(poolID, stepRepaired) // another replica's
+		}
+		return next, err
+	}
+	env.waiter, env.rid = r.repairWaiter(poolID), workqueue.ReconcileID(ctx)
+	changed, err := r.repair(ctx, env)
+	if changed > 0 {
+		r.pools.Add(poolID)
+	}
+	var rl *garrison.RateLimitError
+	switch {
+	case ctx.Err() != nil:
+		return workqueue.Result{}, nil
+	case errors.Is(err, errWaiting):
+		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
+	case errors.As(err, &rl):
+		next = rateLimited(rl, r.o.Now()) // the forge part is tried again after the reset
+	case err != nil:
+		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
+	}
+	r.passes.done(poolID, stepRepaired)
+	return next, nil
 }
 
-// startRepair runs the pool's three-way repair in the background (at most Workers at
-// once, one per pool) and asks for the pool to be reconciled again when the repair
-// changed a record of it.
-func (r *Reconciler) startRepair(ctx context.Context, env *poolEnv) {
+// repairHint is a pool's environment as the last resync read it.
+type repairHint struct {
+	env *poolEnv
+	at  time.Time
+}
+
+// hintRepair keeps the environment the resync built for a pool, for the pool's next
+// repair: the resync reads the whole store in a few queries, so a repair that follows it
+// reads nothing more (the pool's rows it judges are read after its provider listing).
+func (r *Reconciler) hintRepair(env *poolEnv) {
 	r.mu.Lock()
-	if r.repairing[env.pool.ID] {
-		r.mu.Unlock()
-		return
-	}
-	r.repairing[env.pool.ID] = true
+	defer r.mu.Unlock()
+	r.hints[env.pool.ID] = repairHint{env: env, at: time.Now()}
+}
+
+// repairEnv returns what a repair of the pool acts on: the resync's read of it when that
+// is younger than ResyncInterval, else a fresh read (errors as loadPool's).
+func (r *Reconciler) repairEnv(ctx context.Context, poolID string) (*poolEnv, error) {
+	r.mu.Lock()
+	h, ok := r.hints[poolID]
+	delete(r.hints, poolID)
 	r.mu.Unlock()
-	r.opsStarted.Add(1)
-	r.ops.Go(func() {
-		defer func() {
-			r.mu.Lock()
-			delete(r.repairing, env.pool.ID)
-			r.mu.Unlock()
-		}()
-		select {
-		case r.repairs <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		changed, err := r.repair(ctx, env)
-		<-r.repairs
-		if err != nil && ctx.Err() == nil {
-			r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
-		}
-		r.passes.done(env.pool.ID, stepRepaired)
-		if changed > 0 {
-			r.q.Add(env.pool.ID)
-		}
-	})
+	if ok && time.Since(h.at) < r.o.ResyncInterval {
+		return h.env, nil
+	}
+	env, err := r.loadPool(ctx, poolID)
+	if err != nil {
+		return env, err
+	}
+	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
+		return nil, fmt.Errorf("reconcile: list instances: %w", err)
+	}
+	return env, nil
+}
+
+// errWaiting says a repair waits for a budget slot.
+var errWaiting = errors.New("reconcile: waiting for a budget slot")
+
+// ensureRepair schedules the pool's repair now unless it is scheduled already: a pool
+// is repaired on its first look by this process, then every RepairInterval.
+func (r *Reconciler) ensureRepair(poolID string) {
+	if !r.repairs.Has(poolID) && !r.budgets.isWaiting(r.repairWaiter(poolID).id) {
+		r.repairs.Add(poolID)
+	}
+}
+
+// repairWaiter is a repair key waiting for a budget.
+func (r *Reconciler) repairWaiter(poolID string) waiter {
+	return waiter{id: "repairs/" + poolID, wake: func() { r.repairs.Add(poolID) }}
+}
+
+// jitter varies d by up to ±frac of it, at random.
+func jitter(d time.Duration, frac float64) time.Duration {
+	return time.Duration(float64(d) * (1 + frac*(2*rand.Float64()-1)))
 }
 
 // repair compares the store, the provider and the forge for one pool and removes the
 // difference: provider instances with no record are deleted, records whose instance is
 // gone are closed, creating instances left by a dead process are settled, and our forge
-// runners with no instance are deregistered. It returns how many records it settled.
+// runners with no instance are deregistered. It returns how many records it settled;
+// errWaiting when a budget it needs is full.
 func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
-	busy := r.busyNames()
+	release, ok := r.takeSlot(env, budgetProvider)
+	if !ok {
+		return 0, errWaiting
+	}
+	settled, err := r.repairInstances(ctx, env)
+	release()
+	if err != nil {
+		return settled, err
+	}
+	if release, ok = r.takeSlot(env, budgetCredentials); !ok {
+		return settled, errWaiting
+	}
+	defer release()
+	return settled, r.removeGhostRunners(ctx, env)
+}
+
+// repairInstances is the provider part of the repair.
+func (r *Reconciler) repairInstances(ctx context.Context, env *poolEnv) (int, error) {
+	busy := r.busyNames(env)
 	// The provider is listed before the store: every instance it has was recorded
 	// before it was created, so a missing record means the record is gone for good.
 	// Records written since the listing began are not judged by it (see closeVanished).
 	listedAt := time.Now().Add(-r.listingMargin) // the store stamps rows with the wall clock
-	list, err := env.prov.ListInstances(ctx, providerexec.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
+	list, err := env.prov.ListInstances(ctx, provider.Target{PoolID: env.pool.ID, ExtraSpecs: env.pool.ExtraSpecs})
 	if err != nil {
 		return 0, fmt.Errorf("list provider instances: %w", err)
 	}
@@ -86,26 +156,18 @@ func (r *Reconciler) repair(ctx context.Context, env *poolEnv) (int, error) {
 		return 0, fmt.Errorf("list instances: %w", err)
 	}
 	r.removeStrays(ctx, env, list, rows)
-	settled := r.closeVanished(ctx, env, list, rows, busy, listedAt)
-	return settled, r.removeGhostRunners(ctx, env)
+	return r.closeVanished(ctx, env, list, rows, busy, listedAt), nil
 }
 
-// busyNames snapshots the instances with an operation in flight.
-func (r *Reconciler) busyNames() map[string]bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]bool, len(r.inflight))
-	for n := range r.inflight {
-		out[n] = true
+// busyNames snapshots the instances of the pool with a step queued or running.
+func (r *Reconciler) busyNames(env *poolEnv) map[string]bool {
+	out := map[string]bool{}
+	for _, in := range env.instances {
+		if in.PoolID == env.pool.ID && r.instanceBusy(in.Name) {
+			out[in.Name] = true
+		}
 	}
 	return out
-}
-
-// isBusy reports whether an operation on the named instance is in flight now.
-func (r *Reconciler) isBusy(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.inflight[name] != ""
 }
 
 // removeStrays deletes provider instances that have no record.
@@ -118,7 +180,7 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 		if known[pi.Name] {
 			continue
 		}
-		t := providerexec.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
+		t := provider.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
 		err := env.prov.DeleteInstance(ctx, t)
 		r.log.Warn("repair: deleted a provider instance garrison has no record of",
 			env.attrs(slog.String("instance", pi.Name), slog.String("provider_id", pi.ProviderID), slog.Any("error", err))...)
@@ -138,7 +200,7 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 	for _, in := range rows {
 		// An instance an operation works on, or one changed after the listing began (an
 		// operation that ended meanwhile), may be missing from the listing rightly.
-		if busy[in.Name] || r.isBusy(in.Name) || !in.UpdatedAt.Before(listedAt) {
+		if busy[in.Name] || r.instanceBusy(in.Name) || !in.UpdatedAt.Before(listedAt) {
 			continue
 		}
 		switch in.Status {
@@ -202,12 +264,12 @@ const runnerListTTL = time.Minute
 // runnerList is an entity's forge runners as listed at a time.
 type runnerList struct {
 	at      time.Time
-	runners []Runner
+	runners []garrison.Runner
 }
 
 // entityRunners lists the entity's forge runners, reusing a listing younger than
 // runnerListTTL.
-func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]Runner, error) {
+func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, error) {
 	now := r.o.Now()
 	r.mu.Lock()
 	l, ok := r.runnerLists[env.entity.ID]

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/provider"
 )
 
@@ -34,7 +35,7 @@ func TestRestartRepairsStoreProviderAndForge(t *testing.T) {
 	inStore("garm-lost", garrison.InstanceCreating)     // creating, provider never made it: retried
 	inProvider("garm-deleting")                         // deleting when the old process died:
 	inStore("garm-deleting", garrison.InstanceDeleting) // deleted again
-	ghost := must(h.forge.CreateJITConfig(ctx, h.entity, JITRequest{Name: "garm-ghost", Labels: []string{"linux"}}))(t)
+	ghost := must(h.forge.CreateJITConfig(ctx, h.entity, garrison.JITRequest{Name: "garm-ghost", Labels: []string{"linux"}}))(t)
 	if ghost.RunnerID == 0 {
 		t.Fatal("no ghost runner")
 	}
@@ -105,7 +106,7 @@ type listHook struct {
 	during func()
 }
 
-func (l listHook) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+func (l listHook) ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error) {
 	list, err := l.Provider.ListInstances(ctx, t)
 	l.during()
 	return list, err
@@ -147,8 +148,9 @@ func TestFirstPassLogged(t *testing.T) {
 		h.pool(0, 2, "")
 	}
 	var buf syncBuffer
+	reg := prometheus.NewRegistry()
 	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{h.forge},
-		Tokens: h.tokens, InjectTemplate: injectTemplate, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Logger: slog.New(slog.NewTextHandler(&buf, nil)), Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +170,40 @@ func TestFirstPassLogged(t *testing.T) {
 	if planned < 0 || repaired < 0 || strings.Count(out, stepMessages[stepPlanned]) != 1 {
 		t.Fatalf("first-pass lines missing or repeated:\n%s", out)
 	}
+	got := gatherValues(t, reg)
+	p, rp := got[`garrison_reconcile_first_pass_seconds{step="planned"}`], got[`garrison_reconcile_first_pass_seconds{step="repaired"}`]
+	if p <= 0 || rp < p {
+		t.Errorf("first pass gauges: planned %v, repaired %v", p, rp)
+	}
+	for _, name := range []string{"pools", "instances", "repairs", "resync"} {
+		if _, ok := got[`controller_runtime_max_concurrent_reconciles{controller="`+name+`"}`]; !ok {
+			t.Errorf("no metrics for the %s controller", name)
+		}
+	}
+	if got[`controller_runtime_reconcile_total{controller="repairs",result="requeue_after"}`] != 3 {
+		t.Errorf("repairs counted: %v", got)
+	}
+}
+
+// gatherValues returns every series of reg, by name{label="value",...}.
+func gatherValues(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range fams {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+`="`+l.GetValue()+`"`)
+			}
+			v := m.GetGauge().GetValue() + m.GetCounter().GetValue()
+			out[f.GetName()+"{"+strings.Join(labels, ",")+"}"] = v
+		}
+	}
+	return out
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent writes and reads.
@@ -190,7 +226,7 @@ type countingForge struct {
 	lists int
 }
 
-func (c *countingForge) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (c *countingForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	c.mu.Lock()
 	c.lists++
 	c.mu.Unlock()
@@ -214,8 +250,9 @@ func TestRepairsShareTheEntityRunnerListing(t *testing.T) {
 	if cf.lists != 1 {
 		t.Fatalf("forge listings for 3 pools' repairs = %d, want 1", cf.lists)
 	}
-	h.advance(6 * time.Minute) // the next repairs are due, the listing is stale
+	h.advance(6 * time.Minute) // the listing is stale
 	for _, p := range pools {
+		r.repairs.Add(p.ID) // as the repair's timer does after RepairInterval
 		h.pass(r, p.ID)
 	}
 	if cf.lists != 2 {

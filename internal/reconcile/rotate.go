@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -23,7 +24,7 @@ func (r *Reconciler) RotateOutdated(ctx context.Context, poolID string) (int, er
 	}
 	n := 0
 	for _, in := range rows {
-		if in.Status != garrison.InstanceRunning || in.RunnerStatus != garrison.RunnerIdle || !outdated(&in, &env.pool) {
+		if in.Status != garrison.InstanceRunning || in.RunnerStatus != garrison.RunnerIdle || !plan.Outdated(&in, &env.pool) {
 			continue
 		}
 		reason := fmt.Sprintf("rotated: made from pool generation %d, the pool is at %d", in.Generation, env.pool.Generation)

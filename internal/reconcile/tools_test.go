@@ -21,8 +21,8 @@ type giteaForge struct {
 	toolsURL string
 }
 
-func (g giteaForge) CreateJITConfig(context.Context, garrison.Entity, JITRequest) (JITConfig, error) {
-	return JITConfig{}, garrison.Errorf(garrison.EInvalid, "gitea has no JIT configs")
+func (g giteaForge) CreateJITConfig(context.Context, garrison.Entity, garrison.JITRequest) (garrison.JITConfig, error) {
+	return garrison.JITConfig{}, garrison.ErrJITUnsupported
 }
 
 func (g giteaForge) RunnerDownloads(ctx context.Context, _ garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
@@ -35,11 +35,11 @@ func (g giteaForge) RunnerDownloads(ctx context.Context, _ garrison.Entity) ([]p
 	return out, err
 }
 
-func (g giteaForge) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (g giteaForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	rs, err := g.c.ListRunners(ctx, e)
-	out := make([]Runner, 0, len(rs))
+	out := make([]garrison.Runner, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+		out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
 	}
 	return out, err
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -40,8 +40,9 @@ func settledPools(h *harness) []garrison.Pool {
 }
 
 // freshTriage runs one triage with a new reconciler (its repairs due, as after a start)
-// and waits for the repairs; it returns the reconciler and its store's read counter.
-func freshTriage(t *testing.T, h *harness) (*Reconciler, *poolReadCounter) {
+// and then the repairs it scheduled; it returns the reconciler and how many single-pool
+// reads the triage itself made.
+func freshTriage(t *testing.T, h *harness) (*Reconciler, int64) {
 	t.Helper()
 	counter := &poolReadCounter{Store: h.store}
 	r := h.reconciler(h.prov)
@@ -50,19 +51,20 @@ func freshTriage(t *testing.T, h *harness) (*Reconciler, *poolReadCounter) {
 	if err := r.triage(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
-	return r, counter
+	reads := counter.reads.Load()
+	h.drain(r)
+	return r, reads
 }
 
 func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 	t.Run("settled pools are not reconciled one by one", func(t *testing.T) {
 		h := newHarness(t)
 		settledPools(h)
-		r, counter := freshTriage(t, h)
-		if n := r.q.Len(); n != 0 {
+		r, reads := freshTriage(t, h)
+		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued for the workers, want none", n)
 		}
-		if n := counter.reads.Load(); n != 0 {
+		if n := reads; n != 0 {
 			t.Errorf("%d single-pool reads, want none", n)
 		}
 	})
@@ -76,7 +78,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		h.queueJob(7) // written to the ledger with no Notify: a lost notification
 		h.resetClock()
 		r, _ := freshTriage(t, h)
-		if n := r.q.Len(); n == 0 {
+		if n := r.pools.Len(); n == 0 {
 			t.Fatal("no pool queued for the job")
 		}
 		for _, p := range pools {
@@ -106,11 +108,11 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 			return nil
 		}))(t)
 		r, _ := freshTriage(t, h)
-		if n := r.q.Len(); n != 0 {
+		if n := r.pools.Len(); n != 0 {
 			t.Errorf("%d pools queued, want none", n)
 		}
-		if reason, ok := r.JobReason(8); !ok || reason == "" {
-			t.Errorf("job 8 has no reason: %q, %v", reason, ok)
+		if j := must(h.store.Job(t.Context(), 8))(t); !strings.Contains(j.Reason, "no pool has all of the labels") {
+			t.Errorf("job 8's reason in the ledger: %q", j.Reason)
 		}
 	})
 	t.Run("a repair that settles a record queues its pool", func(t *testing.T) {
@@ -125,7 +127,7 @@ func TestTriageLeavesSettledPoolsToTheWorkersOnlyWithWork(t *testing.T) {
 		if got := must(h.store.Instance(t.Context(), gone.Name))(t); got.Status != garrison.InstancePendingDelete {
 			t.Fatalf("vanished instance is %s, want pending_delete", got.Status)
 		}
-		if n := r.q.Len(); n != 1 {
+		if n := r.pools.Len(); n != 1 {
 			t.Errorf("%d pools queued after the repair, want 1", n)
 		}
 	})
@@ -137,7 +139,7 @@ type countingLister struct {
 	lists atomic.Int64
 }
 
-func (c *countingLister) ListInstances(ctx context.Context, t providerexec.Target) ([]provider.ProviderInstance, error) {
+func (c *countingLister) ListInstances(ctx context.Context, t provider.Target) ([]provider.ProviderInstance, error) {
 	c.lists.Add(1)
 	return c.Provider.ListInstances(ctx, t)
 }
@@ -161,8 +163,8 @@ func TestTriageWithLeases(t *testing.T) {
 	if err := r.triage(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
-	if n := r.q.Len(); n != 0 {
+	h.drain(r)
+	if n := r.pools.Len(); n != 0 {
 		t.Errorf("%d idle pools queued, want none", n)
 	}
 	if n := lister.lists.Load(); n != 1 {
@@ -175,7 +177,7 @@ func TestTriageWithLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.ops.Wait()
+	h.drain(r)
 	if res.RequeueAfter > 0 && res.RequeueAfter < time.Minute {
 		t.Errorf("an idle pool asks to be reconciled again after %s", res.RequeueAfter)
 	}

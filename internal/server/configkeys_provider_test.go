@@ -193,7 +193,7 @@ func readBody(t *testing.T, resp *http.Response) string {
 }
 
 func reconcileProbes() map[string]keyProbe {
-	// paced is what the reconciler's and the sweep's options say about pacing.
+	// paced is what the reconciler's options say about pacing (it schedules the sweeps).
 	type paced struct {
 		grace, resync, repair, sweep, sweepDelay time.Duration
 		attempts                                 int
@@ -201,8 +201,8 @@ func reconcileProbes() map[string]keyProbe {
 	// observe wires a server with a [reconcile] body and returns its pacing.
 	observe := func(t *testing.T, body string) paced {
 		a, _ := probeApp(t, "[reconcile]\n"+body)
-		r, s := a.reconcileOptions(nil), a.sweepOptions()
-		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, s.Interval, s.StartDelay, r.Policy.MaxCreateAttempts}
+		r := a.reconcileOptions(nil)
+		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts}
 	}
 	probe := func(setting string, get func(paced) any, want any) keyProbe {
 		return func(t *testing.T) {

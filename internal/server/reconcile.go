@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 
+	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/bootstrap"
 	"github.com/garrison-ci/garrison/internal/config"
@@ -38,10 +40,20 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
 			ScaleDownGrace:    a.cfg.Reconcile.ScaleDownGrace,
 		},
-		PoolStatus:     a.managers.PoolStatus,
-		ResyncInterval: a.cfg.Reconcile.ResyncInterval,
-		RepairInterval: a.cfg.Reconcile.RepairInterval,
+		PoolStatus:      a.managers.PoolStatus,
+		ResyncInterval:  a.cfg.Reconcile.ResyncInterval,
+		RepairInterval:  a.cfg.Reconcile.RepairInterval,
+		Sweep:           a.sweepEntity,
+		SweepInterval:   a.cfg.Reconcile.SweepInterval,
+		SweepStartDelay: a.cfg.Reconcile.SweepStartDelay,
+		Registerer:      a.metrics.Registry,
 	}
+}
+
+// sweepEntity sweeps one entity for lost webhooks (the reconciler schedules the sweeps).
+func (a *Server) sweepEntity(ctx context.Context, e garrison.Entity) error {
+	_, err := a.sweeper.SweepEntity(ctx, e)
+	return err
 }
 
 // leases returns the pool leases replicas share: PostgreSQL's. A SQLite file serves one

@@ -86,15 +86,14 @@ func (a *Server) wire(ctx context.Context) error {
 	return err
 }
 
-// sweepOptions are the missed-webhook sweep's options, paced by [reconcile].
+// sweepOptions are the missed-webhook sweep's options (the reconciler schedules the
+// sweeps, paced by [reconcile]).
 func (a *Server) sweepOptions() sweep.Options {
 	return sweep.Options{
-		Store:      a.store,
-		Forges:     a.forges.SweepForge,
-		Notify:     a.notifyPools,
-		Logger:     a.logger,
-		Interval:   a.cfg.Reconcile.SweepInterval,
-		StartDelay: a.cfg.Reconcile.SweepStartDelay,
+		Store:  a.store,
+		Forges: a.forges.SweepForge,
+		Notify: a.notifyPools,
+		Logger: a.logger,
 	}
 }
 
@@ -145,7 +144,6 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Instances:               instances,
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
-		JobReason:               a.pools.JobReason,
 		Notify:                  a.notifyPools,
 	}
 	for _, p := range a.providers {
@@ -205,11 +203,6 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	for _, p := range a.providers {
 		wg.Go(func() { p.introspect(bg, a.logger) })
 	}
-	wg.Go(func() {
-		if err := a.sweeper.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
-			a.logger.Error("missed-webhook sweep stopped", "error", err)
-		}
-	})
 	a.managers.running.Store(true)
 	wg.Go(func() {
 		defer a.managers.running.Store(false)

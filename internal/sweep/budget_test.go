@@ -80,6 +80,7 @@ func TestFailed(t *testing.T) {
 		{ID: 3, GUID: "b", Status: "Invalid HTTP Response: 500"},
 		{ID: 2, GUID: "a", Status: "failed"},
 		{ID: 1, GUID: "", Status: "failed"},
+		{ID: 0, GUID: "d", Status: "Invalid HTTP Response: 422", StatusCode: 422},
 	}
 	got := failed(ds)
 	if len(got) != 2 || got[0].ID != 2 || got[1].ID != 5 {

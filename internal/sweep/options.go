@@ -26,6 +26,7 @@ type Delivery struct {
 	GUID        string // stable across redeliveries
 	DeliveredAt time.Time
 	Status      string // "OK" when the receiver answered 2xx
+	StatusCode  int    // the receiver's HTTP status, 0 when it gave none
 	Redelivery  bool
 }
 
@@ -43,7 +44,6 @@ type Redeliverer interface {
 // Store is the part of the store the sweep uses. store.Store satisfies it.
 type Store interface {
 	ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error)
-	Entity(ctx context.Context, id string) (garrison.Entity, error)
 	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
 	Job(ctx context.Context, id int64) (garrison.Job, error)
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
@@ -51,9 +51,6 @@ type Store interface {
 
 // Defaults of Options.
 const (
-	DefaultInterval    = 10 * time.Minute
-	DefaultStartDelay  = time.Minute
-	DefaultJitter      = 0.2
 	DefaultBudgetShare = 0.1
 	DefaultLowBudget   = 0.2
 	DefaultLookback    = 24 * time.Hour
@@ -72,14 +69,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// Interval between two sweeps of one entity (0: DefaultInterval), varied by ±Jitter
-	// (a fraction; 0: DefaultJitter).
-	Interval time.Duration
-	Jitter   float64
-	// StartDelay bounds when each entity's first sweep happens after Run starts, spread at
-	// random below it (0: min(Interval, DefaultStartDelay)), so webhooks lost while the
-	// server was down are found soon after it comes back.
-	StartDelay time.Duration
 	// BudgetShare is the most of a credential's budget one window's sweeps may spend
 	// (0: DefaultBudgetShare); LowBudget the fraction of the limit under which sweeps stop
 	// until the window resets (0: DefaultLowBudget).
@@ -113,11 +102,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	o.Interval = cmpOr(o.Interval, DefaultInterval)
-	o.StartDelay = cmpOr(o.StartDelay, min(o.Interval, DefaultStartDelay))
 	o.Lookback = cmpOr(o.Lookback, DefaultLookback)
 	o.LogEvery = cmpOr(o.LogEvery, time.Minute)
-	o.Jitter = cmpOr(o.Jitter, DefaultJitter)
 	o.BudgetShare = cmpOr(o.BudgetShare, DefaultBudgetShare)
 	o.LowBudget = cmpOr(o.LowBudget, DefaultLowBudget)
 	o.MaxRedeliveries = cmpOr(o.MaxRedeliveries, DefaultRedeliver)

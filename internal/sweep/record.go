@@ -13,7 +13,8 @@ import (
 var errKnown = errors.New("sweep: job already in the ledger")
 
 // recordQueued records the queued jobs the ledger does not know, with the receiver's rules
-// for a queued delivery, and enqueues the pools matching any queued job.
+// for a queued delivery (a job no pool can serve is recorded with the reason, so that the
+// job list says why it waits), and enqueues the pools matching any queued job.
 func (s *Sweeper) recordQueued(ctx context.Context, e garrison.Entity, jobs []garrison.Job, st *Stats) error {
 	if len(jobs) == 0 {
 		return nil
@@ -25,30 +26,34 @@ func (s *Sweeper) recordQueued(ctx context.Context, e garrison.Entity, jobs []ga
 	notify := map[string]bool{}
 	for _, j := range jobs {
 		matching := garrison.MatchingPools(pools, j.Labels)
-		if len(matching) == 0 {
-			st.Unmatched++
-			s.logs.logf(ctx, slog.LevelInfo, "unmatched", "sweep: queued job no pool can serve, not recorded",
-				"entity", e.FullName(), "job", j.ID, "labels", j.Labels)
-			continue
-		}
 		for _, p := range matching {
 			notify[p.ID] = true
+		}
+		if len(matching) == 0 {
+			j.Reason = garrison.UnservedReason(pools, j.Labels)
 		}
 		recorded, err := s.recordOne(ctx, e, j)
 		if err != nil {
 			return err
 		}
-		if recorded {
-			st.Recorded++
-		} else {
+		switch {
+		case !recorded:
 			st.Known++
+		case j.Reason != "":
+			st.Recorded++
+			st.Unserved++
+			s.logs.Log(ctx, slog.LevelInfo, "unserved", "sweep: queued job no pool can serve, recorded with the reason",
+				"entity", e.FullName(), "job", j.ID, "labels", j.Labels, "reason", j.Reason)
+		default:
+			st.Recorded++
 		}
 	}
 	s.notify(notify)
 	return nil
 }
 
-// recordOne writes one queued job unless the ledger knows it; it reports whether it did.
+// recordOne writes one queued job (with its reason, if any) unless the ledger knows it;
+// it reports whether it did.
 func (s *Sweeper) recordOne(ctx context.Context, e garrison.Entity, j garrison.Job) (bool, error) {
 	if _, err := s.o.Store.Job(ctx, j.ID); err == nil {
 		return false, nil
@@ -63,7 +68,7 @@ func (s *Sweeper) recordOne(ctx context.Context, e garrison.Entity, j garrison.J
 		if err := cur.Advance(j); err != nil {
 			return err
 		}
-		cur.EntityID, cur.EntityType = e.ID, e.Type
+		cur.EntityID, cur.EntityType, cur.Reason = e.ID, e.Type, j.Reason
 		return nil
 	})
 	if errors.Is(err, errKnown) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -100,7 +101,9 @@ func (s *Sweeper) redeliverFailed(ctx context.Context, e garrison.Entity, r Rede
 }
 
 // failed returns the newest attempt of each GUID none of whose attempts succeeded,
-// oldest GUID first. ds is newest first.
+// oldest GUID first. ds is newest first. A delivery the receiver answered 422 (a job no
+// pool can serve: recorded with its reason, or not garrison's) is as good as delivered:
+// sending it again would get the same answer.
 func failed(ds []Delivery) []Delivery {
 	ok := map[string]bool{}
 	newest := map[string]Delivery{}
@@ -109,7 +112,7 @@ func failed(ds []Delivery) []Delivery {
 		if d.GUID == "" {
 			continue
 		}
-		if d.Status == "OK" {
+		if d.Status == "OK" || d.StatusCode == http.StatusUnprocessableEntity {
 			ok[d.GUID] = true
 		}
 		if _, seen := newest[d.GUID]; !seen {

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -45,7 +44,8 @@ func (f ghForge) ListHookDeliveries(ctx context.Context, e garrison.Entity, hook
 	ds, err := f.c.ListHookDeliveries(ctx, e, hookID, since)
 	out := make([]Delivery, len(ds))
 	for i, d := range ds {
-		out[i] = Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status, Redelivery: d.Redelivery}
+		out[i] = Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status, StatusCode: d.StatusCode,
+			Redelivery: d.Redelivery}
 	}
 	return out, err
 }
@@ -191,7 +191,7 @@ func TestSweepRecoversDroppedWebhooks(t *testing.T) {
 	}
 }
 
-func TestSweepSkipsJobsNoPoolCanServe(t *testing.T) {
+func TestSweepRecordsJobsNoPoolCanServe(t *testing.T) {
 	e := newSimEnv(t, forgesim.DeliveryFaults{Drop: 1})
 	ctx := t.Context()
 	gpu, err := e.sim.QueueJob("acme/app", "self-hosted", "gpu")
@@ -200,10 +200,42 @@ func TestSweepSkipsJobsNoPoolCanServe(t *testing.T) {
 	must(t, err)
 	st, err := e.sweep.SweepOnce(ctx)
 	must(t, err)
-	if st.Recorded != 1 || st.Unmatched != 1 {
+	if st.Recorded != 2 || st.Unserved != 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	if _, err := e.st.Job(ctx, gpu); !errors.Is(err, garrison.ErrNotFound) {
-		t.Fatalf("unservable job recorded: %v", err)
+	j, err := e.st.Job(ctx, gpu)
+	must(t, err)
+	if j.Action != garrison.JobQueued || j.Reason != "no pool has all of the labels [self-hosted gpu]" {
+		t.Fatalf("unservable job = %+v, want it queued with the reason", j)
+	}
+}
+
+// TestSweepLeavesDeliveriesAnswered422: a delivery the receiver answered 422 (a job no
+// pool can serve, which it recorded with the reason) is not redelivered, sweep after
+// sweep; the job is in the ledger with its reason.
+func TestSweepLeavesDeliveriesAnswered422(t *testing.T) {
+	e := newSimEnv(t, forgesim.DeliveryFaults{})
+	ctx := t.Context()
+	hosted, err := e.sim.QueueJob("acme/app", "ubuntu-latest")
+	must(t, err)
+	must(t, e.sim.WaitDeliveries(ctx))
+	answered := false
+	for _, d := range e.sim.Deliveries() {
+		answered = answered || (d.JobID == hosted && d.StatusCode == 422)
+	}
+	if !answered {
+		t.Fatalf("the receiver did not answer the hosted job's delivery 422: %+v", e.sim.Deliveries())
+	}
+	for range 2 {
+		st, err := e.sweep.SweepOnce(ctx)
+		must(t, err)
+		if st.Redelivered != 0 || st.Known != 1 {
+			t.Fatalf("stats %+v, want the job known and nothing redelivered", st)
+		}
+	}
+	j, err := e.st.Job(ctx, hosted)
+	must(t, err)
+	if j.Reason != "no pool has all of the labels [ubuntu-latest]" {
+		t.Fatalf("job reason %q", j.Reason)
 	}
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
-	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/logx"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -19,7 +18,7 @@ type Stats struct {
 	Skipped     int // entities skipped for budget
 	Recorded    int // queued jobs added to the ledger
 	Known       int // queued jobs the ledger already knew
-	Unmatched   int // queued jobs no pool can serve (not recorded)
+	Unserved    int // of Recorded, jobs no pool can serve (recorded with the reason)
 	Redelivered int // failed deliveries redelivered
 }
 
@@ -28,7 +27,7 @@ func (s *Stats) add(o Stats) {
 	s.Skipped += o.Skipped
 	s.Recorded += o.Recorded
 	s.Known += o.Known
-	s.Unmatched += o.Unmatched
+	s.Unserved += o.Unserved
 	s.Redelivered += o.Redelivered
 }
 
@@ -36,7 +35,7 @@ func (s *Stats) add(o Stats) {
 type Sweeper struct {
 	o       Options
 	budgets *budgets
-	logs    *logLimiter
+	logs    *logx.Limiter
 
 	mu    sync.Mutex // guards hooks and relook
 	hooks map[string]*hookState
@@ -56,7 +55,7 @@ func New(opts Options) (*Sweeper, error) {
 	}
 	return &Sweeper{
 		o: o, budgets: newBudgets(o.BudgetShare, o.LowBudget),
-		logs:  &logLimiter{log: o.Logger, every: o.LogEvery, now: o.Now, last: map[string]time.Time{}},
+		logs:  logx.NewLimiter(o.Logger, o.LogEvery, o.Now),
 		hooks: map[string]*hookState{}, relook: map[string]bool{},
 	}, nil
 }
@@ -93,7 +92,7 @@ func (s *Sweeper) SweepEntity(ctx context.Context, e garrison.Entity) (Stats, er
 	before, ok := s.budgets.allow(e.CredentialsID, f)
 	if !ok {
 		st.Skipped++
-		s.logs.logf(ctx, slog.LevelWarn, "budget", "sweep: API budget low, skipping",
+		s.logs.Log(ctx, slog.LevelWarn, "budget", "sweep: API budget low, skipping",
 			"entity", e.FullName(), "credentials", e.CredentialsName)
 		return st, nil
 	}
@@ -110,81 +109,4 @@ func (s *Sweeper) SweepEntity(ctx context.Context, e garrison.Entity) (Stats, er
 		return st, fmt.Errorf("sweep %s: redeliver: %w", e.FullName(), err)
 	}
 	return st, nil
-}
-
-// Run sweeps each entity on its own jittered ticker until ctx ends, following entities as
-// they are created and deleted (the entity list is re-read every StartDelay, so a new
-// entity is first swept within two StartDelays).
-func (s *Sweeper) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	loops := map[string]context.CancelFunc{}
-	defer func() {
-		for _, cancel := range loops {
-			cancel()
-		}
-		wg.Wait()
-	}()
-	for {
-		ents, err := s.o.Store.ListEntities(ctx, store.EntityFilter{})
-		if err != nil && ctx.Err() == nil {
-			s.logs.logf(ctx, slog.LevelError, "list", "sweep: list entities", "err", err)
-		}
-		if err == nil {
-			s.follow(ctx, &wg, loops, ents)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(s.o.StartDelay):
-		}
-	}
-}
-
-// follow starts a loop for each new entity and stops the loops of deleted ones.
-func (s *Sweeper) follow(ctx context.Context, wg *sync.WaitGroup, loops map[string]context.CancelFunc, ents []garrison.Entity) {
-	live := map[string]bool{}
-	for _, e := range ents {
-		live[e.ID] = true
-		if _, ok := loops[e.ID]; ok {
-			continue
-		}
-		lctx, cancel := context.WithCancel(ctx)
-		loops[e.ID] = cancel
-		wg.Go(func() { s.loop(lctx, e.ID) })
-	}
-	for id, cancel := range loops {
-		if !live[id] {
-			cancel()
-			delete(loops, id)
-		}
-	}
-}
-
-// loop sweeps one entity every Interval ± Jitter, the first time after a random part of
-// StartDelay so that entities spread out.
-func (s *Sweeper) loop(ctx context.Context, id string) {
-	wait := time.Duration(rand.Int64N(int64(s.o.StartDelay)))
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		e, err := s.o.Store.Entity(ctx, id)
-		if errors.Is(err, garrison.ErrNotFound) {
-			return // deleted; follow stops the loop too
-		}
-		if err == nil {
-			_, err = s.SweepEntity(ctx, e)
-		}
-		if err != nil && ctx.Err() == nil {
-			s.logs.logf(ctx, slog.LevelWarn, "sweep:"+id, "sweep: entity failed", "entity", id, "err", err)
-		}
-		wait = s.jittered()
-	}
-}
-
-func (s *Sweeper) jittered() time.Duration {
-	f := 1 + s.o.Jitter*(2*rand.Float64()-1)
-	return time.Duration(float64(s.o.Interval) * f)
 }

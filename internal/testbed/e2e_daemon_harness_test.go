@@ -317,7 +317,7 @@ func (e *rdEnv) stop() {
 			InterfaceVersion: provider.InterfaceV011, ControllerID: e.d.ControllerID, ExecTimeout: 2 * time.Minute})
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			err = p.RemoveAllInstances(ctx, providerexec.Target{PoolID: e.poolID})
+			err = p.RemoveAllInstances(ctx, provider.Target{PoolID: e.poolID})
 			cancel()
 		}
 		if err != nil {

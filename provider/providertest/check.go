@@ -85,8 +85,8 @@ func (c *checker) run(step string, deps []string, fn func(context.Context) (stri
 }
 
 // target names the created instance in pool.
-func (c *checker) target(pool string) providerexec.Target {
-	return providerexec.Target{PoolID: pool, InstanceID: c.inst.ProviderID, ExtraSpecs: c.opts.ExtraSpecs}
+func (c *checker) target(pool string) provider.Target {
+	return provider.Target{PoolID: pool, InstanceID: c.inst.ProviderID, ExtraSpecs: c.opts.ExtraSpecs}
 }
 
 // bootstrap returns a CreateInstance request for name in pool.

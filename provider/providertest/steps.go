@@ -27,7 +27,7 @@ func (c *checker) create(ctx context.Context) (string, error) {
 
 // cleanupByName best-effort deletes an instance after a failed create.
 func (c *checker) cleanupByName(ctx context.Context, id string) {
-	_ = c.p.DeleteInstance(ctx, providerexec.Target{PoolID: c.opts.PoolID, InstanceID: id, ExtraSpecs: c.opts.ExtraSpecs})
+	_ = c.p.DeleteInstance(ctx, provider.Target{PoolID: c.opts.PoolID, InstanceID: id, ExtraSpecs: c.opts.ExtraSpecs})
 }
 
 // sameInstance checks got is the created instance with status want.
@@ -94,7 +94,7 @@ func (c *checker) listOther(ctx context.Context) (string, error) {
 
 // listMatches lists pool and returns the entries with our name or id.
 func (c *checker) listMatches(ctx context.Context, pool string) ([]provider.ProviderInstance, int, error) {
-	list, err := c.p.ListInstances(ctx, providerexec.Target{PoolID: pool, ExtraSpecs: c.opts.ExtraSpecs})
+	list, err := c.p.ListInstances(ctx, provider.Target{PoolID: pool, ExtraSpecs: c.opts.ExtraSpecs})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -163,7 +163,7 @@ func (c *checker) deleteAgain(ctx context.Context) (string, error) {
 // deleteUnknown checks deleting by an unknown name succeeds (spec O-7: the
 // manager deletes by name after a failed create).
 func (c *checker) deleteUnknown(ctx context.Context) (string, error) {
-	t := providerexec.Target{PoolID: c.opts.PoolID, InstanceID: newName(), ExtraSpecs: c.opts.ExtraSpecs}
+	t := provider.Target{PoolID: c.opts.PoolID, InstanceID: newName(), ExtraSpecs: c.opts.ExtraSpecs}
 	if err := c.p.DeleteInstance(ctx, t); err != nil {
 		return "", fmt.Errorf("deleting an unknown instance name must exit 0 or 30: %w", err)
 	}
@@ -179,11 +179,11 @@ func (c *checker) removeAll(ctx context.Context) (string, error) {
 			return "", fmt.Errorf("creating instances to remove: %w", err)
 		}
 	}
-	if err := c.p.RemoveAllInstances(ctx, providerexec.Target{PoolID: c.opts.PoolID, ExtraSpecs: c.opts.ExtraSpecs}); err != nil {
+	if err := c.p.RemoveAllInstances(ctx, provider.Target{PoolID: c.opts.PoolID, ExtraSpecs: c.opts.ExtraSpecs}); err != nil {
 		return "", err
 	}
 	for _, pool := range pools {
-		list, err := c.p.ListInstances(ctx, providerexec.Target{PoolID: pool, ExtraSpecs: c.opts.ExtraSpecs})
+		list, err := c.p.ListInstances(ctx, provider.Target{PoolID: pool, ExtraSpecs: c.opts.ExtraSpecs})
 		if err != nil {
 			return "", err
 		}

@@ -66,7 +66,7 @@ func newHost(t *testing.T, exe, cfg, controller string) *providerexec.Provider {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := p.RemoveAllInstances(ctx, providerexec.Target{PoolID: "cleanup"}); err != nil {
+		if err := p.RemoveAllInstances(ctx, provider.Target{PoolID: "cleanup"}); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})

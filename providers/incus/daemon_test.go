@@ -65,7 +65,7 @@ func newHost(t *testing.T, exe, cfg, controller string) *providerexec.Provider {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if err := p.RemoveAllInstances(ctx, providerexec.Target{PoolID: "cleanup"}); err != nil {
+		if err := p.RemoveAllInstances(ctx, provider.Target{PoolID: "cleanup"}); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
@@ -109,7 +109,7 @@ func TestDaemonBoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 90*time.Second, "an address on 10.213.0.0/24", func() (string, bool) {
-		got, err := p.GetInstance(t.Context(), providerexec.Target{PoolID: "boot-pool", InstanceID: inst.ProviderID})
+		got, err := p.GetInstance(t.Context(), provider.Target{PoolID: "boot-pool", InstanceID: inst.ProviderID})
 		if err != nil {
 			return err.Error(), false
 		}

@@ -11,7 +11,6 @@ import (
 
 	incus "github.com/lxc/incus/v6/client"
 
-	"github.com/garrison-ci/garrison/internal/providerexec"
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/providertest"
 	"github.com/garrison-ci/garrison/providers/internal/userdata"
@@ -127,7 +126,7 @@ func TestLXDBoot(t *testing.T) {
 	}
 
 	waitFor(t, 90*time.Second, "an address on "+lxdSubnetPrefix+"0/24", func() (string, bool) {
-		got, err := p.GetInstance(t.Context(), providerexec.Target{PoolID: "boot-pool", InstanceID: inst.ProviderID})
+		got, err := p.GetInstance(t.Context(), provider.Target{PoolID: "boot-pool", InstanceID: inst.ProviderID})
 		if err != nil {
 			return err.Error(), false
 		}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
-	"github.com/garrison-ci/garrison/internal/auth"
 	"github.com/garrison-ci/garrison/internal/bootstrap"
 	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/providerexec"
@@ -49,7 +48,7 @@ func TestBootLoop(t *testing.T) {
 			bi := l.bootstrapInstance(name, tt.jit)
 			inst, err := p.CreateInstance(t.Context(), bi, nil)
 			must(t, err)
-			target := providerexec.Target{PoolID: l.pool.ID, InstanceID: inst.ProviderID}
+			target := provider.Target{PoolID: l.pool.ID, InstanceID: inst.ProviderID}
 			t.Cleanup(func() { _ = p.DeleteInstance(context.Background(), target) }) // after a failure
 			if inst.Status != provider.StatusRunning || inst.ProviderID != "sim-"+name {
 				t.Fatalf("created %+v", inst)
@@ -100,8 +99,7 @@ func (l *loop) bootstrapInstance(name string, jit bool) provider.BootstrapInstan
 	}
 	rec, err := l.st.CreateInstance(ctx, rec)
 	must(t, err)
-	tok, err := l.tokens.MintInstance(auth.InstanceClaims{ID: rec.ID, Name: name, PoolID: l.pool.ID, Scope: string(l.entity.Type),
-		Entity: l.entity.FullName(), CreateAttempt: 1, ForgeType: string(garrison.GitHub)}, 10*time.Minute)
+	tok, err := l.tokens.MintInstance(garrison.IdentityOf(rec, l.entity), 10*time.Minute)
 	must(t, err)
 	specs, err := bootstrap.InjectTemplate(nil, garrison.OSLinux, bootstrap.WrapperParams{
 		MetadataURL: rec.MetadataURL, CallbackURL: rec.CallbackURL, InstanceToken: tok})

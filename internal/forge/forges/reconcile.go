@@ -1,6 +1,7 @@
 package forges
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/garrison-ci/garrison"
@@ -30,43 +31,41 @@ type reconcileForge struct {
 	c   *credClients
 }
 
-// errGiteaJIT says Gitea runners register with tokens; the reconciler never asks for JIT
-// configurations there.
-var errGiteaJIT = garrison.Errorf(garrison.EInvalid, "gitea has no just-in-time runner configurations")
-
-func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req reconcile.JITRequest) (reconcile.JITConfig, error) {
+// CreateJITConfig registers a JIT runner; Gitea runners register with tokens
+// (garrison.ErrJITUnsupported).
+func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error) {
 	if f.c.gh == nil {
-		return reconcile.JITConfig{}, errGiteaJIT
+		return garrison.JITConfig{}, garrison.ErrJITUnsupported
 	}
 	jit, err := f.c.gh.CreateJITConfig(ctx, e, github.JITRequest{
-		Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels, WorkFolder: "_work",
+		Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels, WorkFolder: cmp.Or(req.WorkFolder, "_work"),
 	})
 	f.hub.observe(e, credentialsCall, err) // a 404 may be the runner group's
-	return reconcile.JITConfig{RunnerID: jit.RunnerID, Files: jit.Files}, err
+	return garrison.JITConfig{RunnerID: jit.RunnerID, Files: jit.Files}, err
 }
 
 func (f reconcileForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
 	return f.hub.RunnerDownloads(ctx, e)
 }
 
-func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
+func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	out, err := f.listRunners(ctx, e)
 	f.hub.observe(e, entityCall, err)
 	return out, err
 }
 
-func (f reconcileForge) listRunners(ctx context.Context, e garrison.Entity) ([]reconcile.Runner, error) {
-	var out []reconcile.Runner
+func (f reconcileForge) listRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
+	var out []garrison.Runner
 	if f.c.gt != nil {
 		rs, err := f.c.gt.ListRunners(ctx, e)
 		for _, r := range rs {
-			out = append(out, reconcile.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+			out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Ephemeral: r.Ephemeral, Labels: r.Labels})
 		}
 		return out, err
 	}
 	rs, err := f.c.gh.ListRunners(ctx, e, "")
 	for _, r := range rs {
-		out = append(out, reconcile.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
+		out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Ephemeral: r.Ephemeral, Labels: r.Labels})
 	}
 	return out, err
 }

@@ -75,7 +75,8 @@ func (f *githubSweep) ListHookDeliveries(ctx context.Context, e garrison.Entity,
 	f.observe(e, credentialsCall, err)
 	out := make([]sweep.Delivery, len(ds))
 	for i, d := range ds {
-		out[i] = sweep.Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status, Redelivery: d.Redelivery}
+		out[i] = sweep.Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status,
+			StatusCode: d.StatusCode, Redelivery: d.Redelivery}
 	}
 	return out, err
 }

@@ -48,6 +48,10 @@ type Options struct {
 	ExactAPIBaseURL bool
 	// MaxRetries bounds the retries of one call after rate-limit answers (default 5).
 	MaxRetries int
+	// MaxWait is the longest wait for a rate limit to end that a call does before it is
+	// sent (default 2s: GitHub's reset times are whole seconds). A longer one fails the
+	// call at once with a *garrison.RateLimitError.
+	MaxWait time.Duration
 }
 
 // Client talks to one GitHub or GHES endpoint with one credential. It is safe for
@@ -76,6 +80,9 @@ func New(ep garrison.Endpoint, cred garrison.Credentials, opts Options) (*Client
 	}
 	if opts.MaxRetries <= 0 {
 		opts.MaxRetries = 5
+	}
+	if opts.MaxWait <= 0 {
+		opts.MaxWait = 2 * time.Second
 	}
 	base, err := baseTransport(opts.Transport, ep.CACertBundle)
 	if err != nil {

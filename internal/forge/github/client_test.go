@@ -277,6 +277,51 @@ func TestRateLimitWait(t *testing.T) {
 	}
 }
 
+// TestLongRateLimitFailsAtOnce: a call that would have to wait long for a limit to end
+// is not sent and does not wait: it fails at once with a RateLimitError naming the time,
+// and the next call of the credential too, without reaching the forge.
+func TestLongRateLimitFailsAtOnce(t *testing.T) {
+	tests := []struct {
+		name      string
+		opts      forgesim.RateLimitOptions
+		secondary int // status of a secondary limit of one minute before the first call (0: none)
+		calls     int // the sim sees them; the third is refused at once
+		wait      time.Duration
+	}{
+		{"primary limit spent", forgesim.RateLimitOptions{Limit: 2, Window: time.Hour}, 0, 2, 59 * time.Minute},
+		{"secondary limit 403", forgesim.RateLimitOptions{}, 403, 1, 59 * time.Second},
+		{"secondary limit 429", forgesim.RateLimitOptions{}, 429, 1, 59 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sim, url := startSim(t, forgesim.Options{RateLimit: tt.opts})
+			c := newClient(t, url, forms[0], patCreds())
+			if tt.secondary != 0 {
+				sim.TriggerSecondaryLimit(1, time.Minute, tt.secondary)
+			}
+			var err error
+			for range 3 {
+				if _, _, err = c.RegistrationToken(t.Context(), repoEntity); err != nil {
+					break
+				}
+			}
+			var rl *garrison.RateLimitError
+			if !errors.As(err, &rl) || time.Until(rl.Until) < tt.wait || rl.Credentials != "pat" {
+				t.Fatalf("error %v, want a rate limit of credentials pat at least %v ahead", err, tt.wait)
+			}
+			if garrison.CodeOf(err) != garrison.EUnavailable {
+				t.Fatalf("code %s, want %s", garrison.CodeOf(err), garrison.EUnavailable)
+			}
+			if _, _, err := c.RegistrationToken(t.Context(), repoEntity); !errors.As(err, &rl) {
+				t.Fatalf("next call: %v, want the rate limit again", err)
+			}
+			if n := sim.Calls()[forgesim.CallKey{Route: "POST /repos/{owner}/{repo}/actions/runners/registration-token", Credential: pat}]; n != tt.calls {
+				t.Fatalf("the forge saw %d calls, want %d", n, tt.calls)
+			}
+		})
+	}
+}
+
 func TestSecondaryLimit(t *testing.T) {
 	for _, status := range []int{403, 429} {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {

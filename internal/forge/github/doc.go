@@ -13,8 +13,10 @@
 //
 // Rate limits are handled below go-github, per client (that is, per credential): the
 // x-ratelimit-* headers are recorded per resource; a call made while a resource's budget
-// is known to be spent, or while a secondary limit's Retry-After runs, waits (bounded by
-// ctx) instead of being sent; a 403/429 rate-limit answer is waited out and retried. GET
+// is known to be spent, or while a secondary limit's Retry-After runs, is not sent: it
+// waits when the limit ends within Options.MaxWait, and otherwise fails at once with a
+// *garrison.RateLimitError naming the time (callers do other work meanwhile); a 403/429
+// rate-limit answer is treated the same way and retried after a short wait. GET
 // responses are cached by ETag and revalidated with If-None-Match, so an unchanged list
 // costs a 304, which GitHub does not charge. RateLimits reports the last known budgets;
 // Options.Observer receives every update.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	gh "github.com/google/go-github/v90/github"
 
@@ -24,9 +25,10 @@ func wrap(op string, err error) error {
 	case errors.As(err, &er) && er.Response != nil:
 		code, msg = codeFor(er.Response.StatusCode), er.Message
 	case errors.As(err, &rl):
-		code, msg = garrison.EUnprocessable, rl.Message
+		return fmt.Errorf("github: %s: %w: %w", op, &garrison.RateLimitError{Until: rl.Rate.Reset.Time}, err)
 	case errors.As(err, &ab):
-		code, msg = garrison.EUnprocessable, ab.Message
+		until := time.Now().Add(ab.GetRetryAfter())
+		return fmt.Errorf("github: %s: %w: %w", op, &garrison.RateLimitError{Until: until}, err)
 	default:
 		return fmt.Errorf("github: %s: %w", op, err)
 	}

@@ -37,6 +37,7 @@ type rateTransport struct {
 	log      *slog.Logger
 	observer RateObserver
 	retries  int
+	maxWait  time.Duration // the longest wait for a limit done inline
 
 	mu       sync.Mutex // guards budgets, resource, blocked and cache
 	budgets  map[string]garrison.RateLimit
@@ -55,7 +56,7 @@ const maxLearned = 4096 // bounds the resource and cache maps
 
 func newRateTransport(next http.RoundTripper, cred string, o Options) *rateTransport {
 	return &rateTransport{
-		next: next, cred: cred, clock: o.Clock, log: o.Logger, observer: o.Observer, retries: o.MaxRetries,
+		next: next, cred: cred, clock: o.Clock, log: o.Logger, observer: o.Observer, retries: o.MaxRetries, maxWait: o.MaxWait,
 		budgets: map[string]garrison.RateLimit{}, resource: map[string]string{}, cache: map[string]cachedResponse{},
 	}
 }
@@ -119,7 +120,10 @@ func (t *rateTransport) prepare(req *http.Request, attempt int) (*http.Request, 
 	return r, nil
 }
 
-// waitTurn blocks while a secondary limit runs or the request's resource is spent.
+// waitTurn waits while a secondary limit runs or the request's resource is spent, when
+// that ends within maxWait; a longer wait is not waited: it answers a
+// *garrison.RateLimitError saying until when, at once, so that the caller does other
+// work meanwhile instead of holding on to the call.
 func (t *rateTransport) waitTurn(ctx context.Context, key string) error {
 	for {
 		t.mu.Lock()
@@ -137,6 +141,9 @@ func (t *rateTransport) waitTurn(ctx context.Context, key string) error {
 		d := until.Sub(t.clock.Now())
 		if d <= 0 {
 			return nil
+		}
+		if d > t.maxWait {
+			return &garrison.RateLimitError{Until: until, Credentials: t.cred}
 		}
 		select {
 		case <-ctx.Done():

@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"cmp"
@@ -45,7 +45,7 @@ func runningSupply(i *garrison.Instance, pool *garrison.Pool) supply {
 	case "", garrison.RunnerPending, garrison.RunnerInstalling:
 		return supplyBooting
 	case garrison.RunnerIdle:
-		if outdated(i, pool) {
+		if Outdated(i, pool) {
 			return supplyNone
 		}
 		return supplyIdle
@@ -55,8 +55,8 @@ func runningSupply(i *garrison.Instance, pool *garrison.Pool) supply {
 	return supplyNone
 }
 
-// outdated reports whether the instance was made from an older pool definition.
-func outdated(i *garrison.Instance, pool *garrison.Pool) bool {
+// Outdated reports whether the instance was made from an older pool definition.
+func Outdated(i *garrison.Instance, pool *garrison.Pool) bool {
 	return pool != nil && i.Generation < pool.Generation
 }
 

@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"fmt"
@@ -298,14 +298,14 @@ func TestPlanLifecycle(t *testing.T) {
 			obs: Observed{Instances: []garrison.Instance{idle("p1", "old", 0),
 				inst("p1", "busy", garrison.InstanceRunning, garrison.RunnerActive, 0)}},
 			check: all(wantDeletes("old"), wantCreates(1))},
-		{name: "marked instances are deleted, forced ones ignoring errors", spec: Spec{Pool: p},
+		{name: "marked instances are deleted, forced ones ignoring errors, busy ones wait", spec: Spec{Pool: p},
 			obs: Observed{Instances: []garrison.Instance{
 				inst("p1", "a", garrison.InstancePendingDelete, "", 0),
 				inst("p1", "b", garrison.InstancePendingForceDelete, "", 0),
 				inst("p1", "c", garrison.InstanceDeleting, "", 0),
 				inst("p1", "d", garrison.InstancePendingDelete, "", 0),
-			}, NotBefore: map[string]time.Time{"d": t0.Add(time.Minute)}},
-			check: all(wantDeletes("a", "b", "c"), wantRequeue(time.Minute), func(t *testing.T, a Actions) {
+			}, Busy: map[string]bool{"d": true}},
+			check: all(wantDeletes("a", "b", "c"), wantRequeue(0), func(t *testing.T, a Actions) {
 				if a.Deletes[0].Force || !a.Deletes[1].Force || a.Deletes[0].Mark {
 					t.Fatalf("deletes = %+v", a.Deletes)
 				}
@@ -321,7 +321,7 @@ func TestPlanLifecycle(t *testing.T) {
 				inst("p1", "b", garrison.InstanceCreating, garrison.RunnerPending, 0),
 				inst("p1", "c", garrison.InstanceCreating, garrison.RunnerPending, 0),
 			}, Busy: map[string]bool{"c": true}},
-			check: all(wantRequeue(5*time.Second), func(t *testing.T, a Actions) {
+			check: all(wantRequeue(0), func(t *testing.T, a Actions) {
 				if fmt.Sprint(a.Resumes, a.Resolves) != "[a] [b]" {
 					t.Fatalf("resumes %v resolves %v", a.Resumes, a.Resolves)
 				}

@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"time"
@@ -30,12 +30,10 @@ type Policy struct {
 	ScaleDownGrace time.Duration
 	// JobTTL: queued jobs older than this are ignored (default 24h, GitHub's limit).
 	JobTTL time.Duration
-	// Poll is the requeue delay while operations are in flight (default 5s).
-	Poll time.Duration
 }
 
-// withDefaults fills zero fields.
-func (p Policy) withDefaults() Policy {
+// WithDefaults fills zero fields.
+func (p Policy) WithDefaults() Policy {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -48,12 +46,11 @@ func (p Policy) withDefaults() Policy {
 	def(&p.MaxRetryBackoff, 5*time.Minute)
 	def(&p.ScaleDownGrace, 5*time.Minute)
 	def(&p.JobTTL, 24*time.Hour)
-	def(&p.Poll, 5*time.Second)
 	return p
 }
 
-// retryDelay is the wait before create attempt number attempt+1.
-func (p Policy) retryDelay(attempt int) time.Duration {
+// RetryDelay is the wait before create attempt number attempt+1.
+func (p Policy) RetryDelay(attempt int) time.Duration {
 	d := p.RetryBackoff
 	for i := 1; i < attempt && d < p.MaxRetryBackoff; i++ {
 		d *= 2
@@ -68,10 +65,9 @@ type Observed struct {
 	Instances []garrison.Instance
 	// Jobs are the entity's queued jobs from the ledger.
 	Jobs []garrison.Job
-	// Busy names the instances with an operation running in this process.
+	// Busy names the instances with an operation queued or running: the plan leaves them
+	// to it (whoever runs it tells the pool when it is done).
 	Busy map[string]bool
-	// NotBefore delays the next delete attempt of an instance (after a failure).
-	NotBefore map[string]time.Time
 }
 
 // Actions is what Plan decided for one pool.
@@ -79,9 +75,9 @@ type Actions struct {
 	Creates  []Create
 	Locks    []Lock
 	Deletes  []Delete
-	Retries  []string // instances in error to clean up and create again
+	Retries  []string // instances in error whose retry is due: clean up and create again
 	Resumes  []string // pending_create instances to provision
-	Resolves []string // creating instances with no call in flight here (a restart)
+	Resolves []string // creating instances with no call in flight (a restart)
 	// Unserved lists the entity's queued jobs no runner is coming for, with the reason.
 	// Every pool's plan reports the same list.
 	Unserved []Unserved
@@ -119,7 +115,7 @@ type Unserved struct {
 // Plan decides what to do with spec.Pool given what was observed. It is pure: the same
 // inputs give the same actions, and it calls nothing.
 func Plan(spec Spec, obs Observed) Actions {
-	spec.Policy = spec.Policy.withDefaults()
+	spec.Policy = spec.Policy.WithDefaults()
 	p := newPlanner(spec, obs)
 	p.assignJobs()
 	p.keepMinIdle()

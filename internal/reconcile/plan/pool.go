@@ -1,4 +1,4 @@
-package reconcile
+package plan
 
 import (
 	"cmp"
@@ -64,7 +64,6 @@ func (p *planner) lifecycle() {
 			continue
 		}
 		if p.obs.Busy[in.Name] {
-			p.wake(p.pol.Poll)
 			continue
 		}
 		switch in.Status {
@@ -82,13 +81,9 @@ func (p *planner) lifecycle() {
 	}
 }
 
-// deleteWhenDue deletes an instance marked for deletion unless its last attempt failed
-// too recently.
+// deleteWhenDue deletes an instance marked for deletion. (After a failed attempt the
+// instances controller holds the next one back: an earlier ask waits for it.)
 func (p *planner) deleteWhenDue(in *garrison.Instance) {
-	if nb := p.obs.NotBefore[in.Name]; p.obs.Now.Before(nb) {
-		p.wake(nb.Sub(p.obs.Now))
-		return
-	}
 	p.acts.Deletes = append(p.acts.Deletes, Delete{
 		Instance: in.Name, Force: in.Status == garrison.InstancePendingForceDelete, Reason: "marked for deletion",
 	})
@@ -97,10 +92,10 @@ func (p *planner) deleteWhenDue(in *garrison.Instance) {
 // retryWhenDue retries a failed create after its backoff, up to the attempt limit; past
 // the limit the instance stays in error with its fault for people to see.
 func (p *planner) retryWhenDue(in *garrison.Instance) {
-	if classify(in, p.target.pool, p.pol) != supplyRetry {
+	due, ok := RetryDue(in, p.target.pool, p.pol)
+	if !ok {
 		return
 	}
-	due := in.UpdatedAt.Add(p.pol.retryDelay(in.CreateAttempt))
 	if p.obs.Now.Before(due) {
 		p.wake(due.Sub(p.obs.Now))
 		return
@@ -117,7 +112,7 @@ func (p *planner) checkRunner(in *garrison.Instance) {
 	case garrison.RunnerFailed:
 		p.delete(in, "runner failed to install")
 	case garrison.RunnerIdle:
-		if outdated(in, p.target.pool) && !p.bound[in.ID] && in.Status == garrison.InstanceRunning {
+		if Outdated(in, p.target.pool) && !p.bound[in.ID] && in.Status == garrison.InstanceRunning {
 			p.delete(in, fmt.Sprintf("outdated: made from pool generation %d, the pool is at %d", in.Generation, p.target.pool.Generation))
 		}
 	case "", garrison.RunnerPending, garrison.RunnerInstalling:
@@ -141,4 +136,13 @@ func (p *planner) reapIfLate(in *garrison.Instance) {
 // delete plans the removal of a live instance.
 func (p *planner) delete(in *garrison.Instance, reason string) {
 	p.acts.Deletes = append(p.acts.Deletes, Delete{Instance: in.Name, Mark: true, Reason: reason})
+}
+
+// RetryDue returns when the failed create of an instance in error is retried; false when
+// it is not: the attempt limit is reached or the pool is disabled.
+func RetryDue(in *garrison.Instance, pool *garrison.Pool, pol Policy) (time.Time, bool) {
+	if in.Status != garrison.InstanceError || classify(in, pool, pol.WithDefaults()) != supplyRetry {
+		return time.Time{}, false
+	}
+	return in.UpdatedAt.Add(pol.WithDefaults().RetryDelay(in.CreateAttempt)), true
 }

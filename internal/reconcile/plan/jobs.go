@@ -1,6 +1,7 @@
-package reconcile
+package plan
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,7 +34,7 @@ func (p *planner) waitingJobs() []*garrison.Job {
 			out = append(out, j)
 		}
 	}
-	byAge := func(a, b *garrison.Job) int { return compareJobAge(*a, *b) }
+	byAge := func(a, b *garrison.Job) int { return CompareJobAge(*a, *b) }
 	if !slices.IsSortedFunc(out, byAge) {
 		slices.SortFunc(out, byAge)
 	}
@@ -117,9 +118,9 @@ func (p *planner) matchPools(j *garrison.Job) ([]*poolState, string) {
 	case len(out) > 0:
 		return out, ""
 	case matched:
-		return nil, fmt.Sprintf("every pool matching labels %v is disabled", j.Labels)
+		return nil, garrison.ReasonPoolsDisabled(j.Labels)
 	}
-	return nil, fmt.Sprintf("no pool has all of the labels %v", j.Labels)
+	return nil, garrison.ReasonNoPool(j.Labels)
 }
 
 // choose picks among the pools that pass ok: the highest priority first; among equals,
@@ -152,4 +153,10 @@ func choose(cands []*poolState, j *garrison.Job, b garrison.Balancer, ok func(*p
 // unserved records why a job gets no runner.
 func (p *planner) unserved(j *garrison.Job, reason string) {
 	p.acts.Unserved = append(p.acts.Unserved, Unserved{JobID: j.ID, Reason: reason})
+}
+
+// CompareJobAge orders jobs by creation time, then id: the order in which Plan serves
+// them (Observed.Jobs sorted so saves Plan a sort).
+func CompareJobAge(a, b garrison.Job) int {
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 }

@@ -1,0 +1,109 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/workqueue"
+)
+
+// errPoolGone says the pool of an instance no longer exists.
+var errPoolGone = errors.New("reconcile: the instance's pool is gone")
+
+// outcome is what one instance step did: whether it changed anything the pool's plan
+// reads (then the pool is looked at again), and when the instance wants another look.
+type outcome struct {
+	acted bool
+	res   workqueue.Result
+}
+
+// done is the outcome of a step that changed the instance.
+var done = outcome{acted: true}
+
+// reconcileInstance is the instances controller's handler for one instance key. It
+// re-reads the instance, its pool, entity and controller, and performs the next step for
+// the instance's status: pending_create is provisioned, creating (left by a process that
+// died mid-create) is resolved from the provider, error is retried when due, and the
+// deletion statuses are deleted. A step that changed something notifies the pool.
+func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqueue.Result, error) {
+	in, err := r.o.Store.Instance(ctx, name)
+	if errors.Is(err, garrison.ErrNotFound) {
+		return workqueue.Result{}, nil // deleted meanwhile
+	}
+	if err != nil {
+		return workqueue.Result{}, fmt.Errorf("reconcile: read instance %s: %w", name, err)
+	}
+	env, err := r.loadInstanceEnv(ctx, in)
+	switch {
+	case errors.Is(err, errPoolGone):
+		return workqueue.Result{}, r.orphaned(ctx, in)
+	case errors.Is(err, garrison.ErrNotFound):
+		return workqueue.Result{}, workqueue.Terminal(err) // configuration: the pool reports it
+	case err != nil:
+		return workqueue.Result{}, err
+	}
+	if held, err := r.claim(ctx, in.PoolID); err != nil || !held {
+		return workqueue.Result{}, err // another replica's pool: its reconciles hand the instance out there
+	}
+	env.waiter = r.instanceWaiter(name)
+	out, err := r.step(ctx, env, in)
+	if out.acted || err != nil {
+		r.pools.Add(in.PoolID)
+	}
+	return out.res, err
+}
+
+// step performs the next step of the instance for its status.
+func (r *Reconciler) step(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	switch in.Status {
+	case garrison.InstancePendingCreate:
+		return r.provision(ctx, env, in)
+	case garrison.InstanceCreating:
+		return r.resolve(ctx, env, in)
+	case garrison.InstanceError:
+		return r.retry(ctx, env, in)
+	case garrison.InstancePendingDelete, garrison.InstancePendingForceDelete, garrison.InstanceDeleting:
+		return r.remove(ctx, env, in)
+	}
+	return outcome{}, nil // running, stopped, unknown: the pool's plan decides
+}
+
+// loadInstanceEnv reads what a step of the instance acts on: its pool, the pool's entity
+// and provider, and the controller. A missing pool gives errPoolGone.
+func (r *Reconciler) loadInstanceEnv(ctx context.Context, in garrison.Instance) (*poolEnv, error) {
+	env, err := r.loadPool(ctx, in.PoolID)
+	if env == nil && errors.Is(err, garrison.ErrNotFound) {
+		return nil, errPoolGone
+	}
+	return env, err
+}
+
+// orphaned handles an instance whose pool is gone: a pending_create one was never made
+// and its record is removed; any other is left for people to see (a pool with instances
+// cannot be deleted, so this is rare).
+func (r *Reconciler) orphaned(ctx context.Context, in garrison.Instance) error {
+	if in.Status != garrison.InstancePendingCreate || in.AgentID != 0 {
+		r.log.Warn("reconcile: instance of a pool that is gone", slog.String("instance", in.Name), slog.String("pool", in.PoolID),
+			slog.String("reconcile_id", workqueue.ReconcileID(ctx)))
+		return nil
+	}
+	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
+		return fmt.Errorf("reconcile: remove instance %s of a deleted pool: %w", in.Name, err)
+	}
+	r.log.Info("reconcile: instance request dropped: its pool is gone", slog.String("instance", in.Name), slog.String("pool", in.PoolID))
+	return nil
+}
+
+// instanceBusy reports whether the instances controller holds a step of the instance
+// that is queued, running or waiting for a budget.
+func (r *Reconciler) instanceBusy(name string) bool {
+	return r.instances.Busy(name) || r.budgets.isWaiting(r.instanceWaiter(name).id)
+}
+
+// instanceWaiter is an instance key waiting for a budget.
+func (r *Reconciler) instanceWaiter(name string) waiter {
+	return waiter{id: "instances/" + name, wake: func() { r.instances.Add(name) }}
+}
