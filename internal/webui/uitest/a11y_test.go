@@ -1,5 +1,14 @@
 package uitest
 
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
 // a11yCheck runs in the page and lists what a keyboard or screen-reader user would trip
 // over: controls without a label, buttons and links without a name, not exactly one
 // visible h1, a missing main landmark or lang, tables without scoped headers, broken
@@ -65,5 +74,31 @@ func (b *browser) checkA11y(page string) {
 	b.t.Helper()
 	for _, p := range eval[[]string](b, a11yCheck) {
 		b.t.Errorf("%s: accessibility: %s", page, p)
+	}
+}
+
+// TestA11yCheckFindsProblems runs the checker on a page with one of each problem, so a
+// clean result on the UI's pages means something.
+func TestA11yCheckFindsProblems(t *testing.T) {
+	bin := requireBrowserTests(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html><body><main>
+<input name="nolabel"><button></button><a href="/x"></a>
+<p id="dup">one</p><p id="dup">two</p>
+<p style="color:#aaa;background:#fff">faint text</p>
+<table><thead><tr><th>no scope</th></tr></thead></table>
+<div aria-describedby="missing">x</div>
+</main></body></html>`))
+	}))
+	defer srv.Close()
+	b := newBrowser(t, bin)
+	b.run("opening the bad page", chromedp.Navigate(srv.URL))
+	got := strings.Join(eval[[]string](b, a11yCheck), "\n")
+	for _, want := range []string{"unlabelled input nolabel", "button without a name", "a without a name", "0 visible h1",
+		"no lang", "duplicate id dup", "contrast", "column header without scope", "aria-describedby names a missing #missing"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the checker missed %q; it found:\n%s", want, got)
+		}
 	}
 }

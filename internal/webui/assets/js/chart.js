@@ -75,9 +75,11 @@ export function queueChart(jobs, now = Date.now()) {
 
   const lines = [];
   if (st.count > 0) {
-    for (const [v, cls, label] of [[st.p50, 'p50', 'median'], [st.p95, 'p95', 'p95']]) {
+    // The median is labelled on the left, the 95th percentile on the right, so the two
+    // labels never cover each other when the values are close.
+    for (const [v, cls, label, lx, anchor] of [[st.p50, 'p50', 'median', PAD.left + 4, 'start'], [st.p95, 'p95', 'p95', W - PAD.right - 2, 'end']]) {
       lines.push(h('svg:line', { x1: PAD.left, x2: W - PAD.right, y1: y(v), y2: y(v), class: `pline ${cls}` }));
-      lines.push(svgText(W - PAD.right - 2, y(v) - 3, label, 'end', `plabel ${cls}`));
+      lines.push(svgText(lx, y(v) - 3, label, anchor, `plabel ${cls}`));
     }
   }
   const dots = points.map((p) => h('svg:circle', { cx: x(p.started.getTime()), cy: y(p.ms), r: 4, class: 'dot' },

@@ -117,7 +117,7 @@ export function toast(msg, kind = 'info') {
   const box = document.getElementById('toasts');
   if (!box) return;
   const close = h('button', { type: 'button', class: 'toast-close', 'aria-label': 'Dismiss message' }, '×');
-  const t = h('div', { class: ['toast', `toast-${kind}`] }, h('span', {}, msg), close);
+  const t = h('div', { class: ['toast', `toast-${kind}`], role: kind === 'error' ? 'alert' : null }, h('span', {}, msg), close);
   close.addEventListener('click', () => t.remove());
   box.appendChild(t);
   if (kind !== 'error') setTimeout(() => t.remove(), 6000);

@@ -103,28 +103,34 @@ async function render(focus) {
 }
 
 // mount runs the page's first load and keeps it fresh: on live events of its types
-// (debounced) and every RESEED_MS, as events may be lost (streams-metrics.md EV-5).
+// (debounced), and every RESEED_MS as events may be lost (streams-metrics.md EV-5), or
+// as often as the page's every() asks (a job page follows a running job closely).
 function mount(page) {
   if (!page.refresh) return () => page.dispose && page.dispose();
   let timer = null;
+  let reseed = null;
   let running = false;
   let again = false;
+  let live = true;
   const run = async () => {
     if (running) { again = true; return; }
     running = true;
+    clearTimeout(reseed);
     try { await page.refresh(); } catch (e) { console.error('refresh', e); }
     running = false;
-    if (again) { again = false; run(); }
+    if (!live) return;
+    if (again) { again = false; run(); return; }
+    reseed = setTimeout(run, page.every ? page.every() : RESEED_MS);
   };
   run();
   const unsub = page.types && page.types.length
     ? feed.subscribe(page.types, () => { clearTimeout(timer); timer = setTimeout(run, DEBOUNCE_MS); })
     : () => {};
-  const reseed = setInterval(run, RESEED_MS);
   return () => {
+    live = false;
     unsub();
     clearTimeout(timer);
-    clearInterval(reseed);
+    clearTimeout(reseed);
     if (page.dispose) page.dispose();
   };
 }

@@ -11,6 +11,7 @@ import { h, replace, fmtDuration, parseTime } from '../dom.js';
 import * as api from '../api.js';
 import { pageHeader, section, table, link, jobBadge, dl, errorBox, timeline, messageLog, since, field, notice } from '../ui.js';
 import { BASE } from '../router.js';
+import { feed } from '../live.js';
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 const MAX_ROWS = 200;
@@ -63,16 +64,24 @@ export function jobsPage({ query }) {
   return { title: 'Jobs', node, refresh, types: ['job'] };
 }
 
-// idleKey is where the page remembers when it saw a runner idle.
-const idleKey = (name) => `garrison.runner-idle.${name}`;
+// memKey is where the page remembers, for the browser session, what it saw of a job's
+// runner: garrison deletes the runner once the job is done, and with it these times.
+const memKey = (jobID) => `garrison.job-runner.${jobID}`;
 
-// observeRunner remembers when the runner was first seen idle (its last update, when its
-// runner status is idle) and returns that time, or null.
-function observeRunner(inst) {
-  if (!inst) return null;
-  const key = idleKey(inst.name);
-  if (inst.runner_status === 'idle' && !sessionStorage.getItem(key)) sessionStorage.setItem(key, inst.updated_at);
-  return parseTime(sessionStorage.getItem(key));
+// remember merges what the runner shows now into what the page saw before and returns
+// it: {name, created_at, idle_at, messages}. idle_at is the runner's last update while
+// its status is idle, i.e. when it became idle.
+export function remember(jobID, runner) {
+  let m = {};
+  try { m = JSON.parse(sessionStorage.getItem(memKey(jobID)) || '{}') || {}; } catch { m = {}; }
+  if (runner) {
+    m.name = runner.name;
+    m.created_at = runner.created_at;
+    if (runner.runner_status === 'idle' && !m.idle_at) m.idle_at = runner.updated_at;
+    if (runner.status_messages && runner.status_messages.length) m.messages = runner.status_messages.slice(-30);
+  }
+  try { sessionStorage.setItem(memKey(jobID), JSON.stringify(m)); } catch { /* storage full or off: keep going */ }
+  return m;
 }
 
 // findRunner returns the runner bound to the job (by the instance id that claimed it, or
@@ -89,19 +98,22 @@ async function findRunner(job) {
   }
 }
 
-// jobSteps builds the five steps of a job's timeline.
-export function jobSteps(job, runner, idleAt) {
+// jobSteps builds the five steps of a job's timeline from the job, its runner when it
+// still exists, and what the page remembers of the runner (see remember).
+export function jobSteps(job, runner, mem) {
   const started = parseTime(job.started_at);
   const completed = parseTime(job.completed_at);
   const rank = { queued: 1, in_progress: 2, completed: 3 }[job.action] || 0;
-  const runnerGone = !runner && rank >= 2;
+  const created = runner ? runner.created_at : mem.created_at;
+  const name = (runner && runner.name) || mem.name || job.runner_name;
+  const past = ['idle', 'active', 'terminated'].includes(runner && runner.runner_status);
   const steps = [
     { label: 'Queued', time: job.created_at, done: true,
       detail: job.action === 'queued' && job.reason ? `Waiting: ${job.reason}` : null },
-    { label: 'Runner created', time: runner ? runner.created_at : null, done: Boolean(runner) || rank >= 2,
-      unknown: runnerGone, detail: runner ? link(`${BASE}runners/${encodeURIComponent(runner.name)}`, runner.name) : (job.runner_name ? job.runner_name : null) },
-    { label: 'Runner idle', time: idleAt, done: Boolean(idleAt) || rank >= 2 || (runner && ['idle', 'active', 'terminated'].includes(runner.runner_status)),
-      unknown: !idleAt },
+    { label: 'Runner created', time: created, done: Boolean(created) || rank >= 2, unknown: !created,
+      detail: runner ? link(`${BASE}runners/${encodeURIComponent(runner.name)}`, runner.name) : name },
+    { label: 'Runner idle', time: mem.idle_at, done: Boolean(mem.idle_at) || rank >= 2 || past,
+      unknown: !mem.idle_at },
     { label: 'Started', time: started, done: rank >= 2 },
     { label: 'Completed', time: completed, done: rank >= 3, detail: job.conclusion ? `Conclusion: ${job.conclusion}` : null },
   ];
@@ -120,11 +132,25 @@ export function jobPage({ params }) {
   const body = h('div', {});
   const node = h('div', {}, head, body);
   const page = { title: `Job #${params.id}`, node, types: ['job', 'instance'] };
+  let done = false;
+  let current = null; // the job as last read
+  // While the job runs, the page looks every second, so that it sees its runner's steps.
+  page.every = () => (done ? 30000 : 1000);
+  // Instance events carry the runner as it was at that moment: an update to idle says
+  // when the job's runner became idle, even if it was busy again before the page looked.
+  page.dispose = feed.subscribe(['instance'], (ev) => {
+    const p = ev.payload || {};
+    if (!current || ev.operation === 'delete') return;
+    const mine = (current.locked_by && current.locked_by !== NIL_UUID && p.id === current.locked_by)
+      || (current.runner_name && p.name === current.runner_name);
+    if (mine) remember(current.id, p);
+  });
   page.refresh = async () => {
     let job; let runner;
     try {
       const jobs = (await api.get('/jobs')) || [];
       job = jobs.find((j) => j.id === id);
+      current = job || null;
       if (!job) {
         replace(body, h('p', {}, 'There is no job with this id. ', link(`${BASE}jobs`, 'All jobs'), '.'));
         return;
@@ -134,13 +160,17 @@ export function jobPage({ params }) {
       replace(body, errorBox(e));
       return;
     }
-    const idleAt = observeRunner(runner);
+    const mem = remember(job.id, runner);
+    done = job.action === 'completed';
+    const messages = runner && runner.status_messages ? runner.status_messages : mem.messages;
     head.querySelector('h1').textContent = `Job #${job.id} ${job.name || ''}`.trim();
     const now = Date.now();
     replace(body,
       job.action === 'queued' ? h('div', { class: 'notice notice-info', role: 'status' },
         h('strong', {}, 'Waiting: '), job.reason || 'a runner is on its way.') : null,
-      section('Timeline', timeline(jobSteps(job, runner, idleAt), `Timeline of job ${job.id}`)),
+      section('Timeline', timeline(jobSteps(job, runner, mem), `Timeline of job ${job.id}`),
+        done && (!mem.created_at || !mem.idle_at) ? h('p', { class: 'help' },
+          'garrison removes a runner when its job is done; a runner step this browser did not see has no recorded time.') : null),
       section('Job', dl([
         ['State', jobBadge(job)],
         ['Repository', repoOf(job)],
@@ -152,7 +182,9 @@ export function jobPage({ params }) {
         ['Run', job.workflow_run_url ? h('a', { href: job.workflow_run_url, rel: 'noreferrer', target: '_blank' }, job.workflow_run_url) : ''],
         ['Recorded', fmtDuration(since(job.created_at, now)) + ' ago'],
       ])),
-      runner ? section(`Runner ${runner.name}: status messages`, messageLog(runner.status_messages, `Status messages of ${runner.name}`)) : null);
+      messages && messages.length ? section(`Runner ${runner ? runner.name : mem.name}: status messages`,
+        runner ? null : h('p', { class: 'help' }, 'As this browser last saw them: the runner is gone.'),
+        messageLog(messages, `Status messages of ${runner ? runner.name : mem.name}`)) : null);
   };
   return page;
 }
