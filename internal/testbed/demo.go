@@ -87,9 +87,9 @@ func (d *demo) start(ctx context.Context) error {
 // serveUI says where the web UI is and how to log in, and waits until ctx ends.
 func (d *demo) serveUI(ctx context.Context) {
 	fmt.Fprintf(d.out, "\nweb UI          %s/ui/\n  username      %s\n  password      %s\n", d.URL, d.AdminUser, d.AdminPassword)
-	fmt.Fprintf(d.out, "forge simulator %s (queue more jobs: garrison-dev forgesim has the routes)\n", d.Sim.URL())
 	fmt.Fprintln(d.out, "the demo keeps running; press Ctrl-C to stop it and clean up")
 	<-ctx.Done()
+	fmt.Fprintln(d.out, "stopping the server and removing every instance")
 }
 
 // run sets garrison up, runs the burst, scales down and reports.
