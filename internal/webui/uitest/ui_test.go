@@ -210,7 +210,7 @@ func (e *uiEnv) createPool(t *testing.T) string {
 func (e *uiEnv) watchJob(t *testing.T, poolID string) {
 	t.Helper()
 	b := e.b
-	forgeID, err := e.Sim.QueueJobFor(testbed.Repo, 3*time.Second, "self-hosted", "linux", "ui")
+	forgeID, err := e.Sim.QueueJobFor(testbed.Repo, 8*time.Second, "self-hosted", "linux", "ui")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +219,15 @@ func (e *uiEnv) watchJob(t *testing.T, poolID string) {
 	b.waitJS("the timeline", `document.querySelectorAll('ol.timeline[aria-label^="Timeline"] li').length === 5`)
 	b.checkA11y("job")
 	b.shot("07-job-waiting")
+
+	// The runner garrison made for the job, with its status messages as a timeline.
+	b.waitJS("the job's runner", `!!document.querySelector('ol.timeline a[href^="/ui/runners/"]')`)
+	b.click(`ol.timeline a[href^="/ui/runners/"]`)
+	b.waitHeading("Runner ")
+	b.waitJS("the runner's status messages", `document.querySelectorAll('ol.messages li').length >= 3`)
+	b.checkA11y("runner")
+	b.shot("08-runner")
+	e.page("/ui/jobs/"+strconv.FormatInt(id, 10), "Job #"+strconv.FormatInt(id, 10))
 	b.waitJS("the job to complete", `(() => {
 		const steps = [...document.querySelectorAll('ol.timeline[aria-label^="Timeline"] li')];
 		return steps.length === 5 && steps[4].classList.contains('tl-done');
@@ -243,7 +252,7 @@ func (e *uiEnv) watchJob(t *testing.T, poolID string) {
 	if !contains(steps[4], "Conclusion: success") {
 		t.Errorf("completed step %q lacks the conclusion", steps[4])
 	}
-	b.shot("08-job-completed")
+	b.shot("09-job-completed")
 	e.page("/ui/pools/"+poolID, "acme/app · small")
 }
 
@@ -274,13 +283,13 @@ func (e *uiEnv) tourPages(t *testing.T, poolID string) {
 	e.page("/ui/", "Dashboard")
 	b.waitJS("the job on the queue-time chart", `document.querySelectorAll('svg.chart circle.dot').length >= 1`)
 	b.checkA11y("dashboard")
-	b.shot("09-dashboard")
+	b.shot("10-dashboard")
 	for _, p := range []struct{ path, heading, shot string }{
-		{"/ui/jobs", "Jobs", "10-jobs"},
-		{"/ui/runners", "Runners", "11-runners"},
-		{"/ui/pools", "Pools", "12-pools"},
-		{"/ui/entities", "Entities", "13-entities"},
-		{"/ui/templates", "Runner install templates", "14-templates"},
+		{"/ui/jobs", "Jobs", "11-jobs"},
+		{"/ui/runners", "Runners", "12-runners"},
+		{"/ui/pools", "Pools", "13-pools"},
+		{"/ui/entities", "Entities", "14-entities"},
+		{"/ui/templates", "Runner install templates", "15-templates"},
 	} {
 		e.page(p.path, p.heading)
 		b.waitJS("the page's content", `!document.querySelector('main .loading')`)
@@ -297,7 +306,7 @@ func (e *uiEnv) tourPages(t *testing.T, poolID string) {
 	}
 	b.waitJS("the pool update event", `[...document.querySelectorAll('main tbody tr')].some((r) => r.textContent.includes('pool') && r.textContent.includes('update'))`)
 	b.checkA11y("/ui/events")
-	b.shot("15-events")
+	b.shot("16-events")
 	// The templates page works whether or not the server has the templates API.
 	b.run("reading the templates page", chromedp.Navigate(e.URL+"/ui/templates"))
 	b.waitJS("the templates content", `!!document.querySelector('main table, main .notice')`)
@@ -335,10 +344,10 @@ func (e *uiEnv) phone(t *testing.T) {
 		t.Error("the dashboard scrolls sideways on a phone")
 	}
 	b.checkA11y("dashboard (phone)")
-	b.shot("16-phone-dashboard")
+	b.shot("17-phone-dashboard")
 	b.click(`#nav-toggle`)
 	b.waitJS("the menu", `document.querySelector('#nav').offsetHeight > 0 && document.activeElement.closest('#nav') !== null`)
-	b.shot("17-phone-menu")
+	b.shot("18-phone-menu")
 	b.run("reset", chromedp.EmulateReset())
 }
 

@@ -36,12 +36,15 @@ export function templatesPage() {
       await refresh();
     } catch (e) { toast(`Could not restore: ${e.message}`, 'error'); }
   });
-  const node = h('div', {}, pageHeader('Runner install templates', link(`${BASE}templates/new`, 'New template', { class: 'button primary' }), restore), body);
+  const create = link(`${BASE}templates/new`, 'New template', { class: 'button primary' });
+  const node = h('div', {}, pageHeader('Runner install templates', create, restore), body);
   async function refresh() {
     try {
       const list = await api.optional('/templates');
-      if (list === null) { replace(body, unavailable()); restore.hidden = true; return; }
-      restore.hidden = false;
+      const missing = list === null;
+      restore.hidden = missing;
+      create.hidden = missing;
+      if (missing) { replace(body, unavailable()); return; }
       replace(body, table({
         caption: { text: 'Templates', hidden: true }, rows: list, empty: 'No template.',
         columns: [
