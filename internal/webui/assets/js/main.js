@@ -62,13 +62,17 @@ let initChecked = false;
 const publicPaths = new Set([`${B}login`, `${B}init`]);
 
 // guard sends the browser to first-run until the controller has an admin, and to login
-// while there is no valid token.
+// while there is no valid token. Once the controller has its admin, the first-run page
+// only sets the controller's URLs (?step=urls), for a logged-in user.
 async function guard(path) {
   if (!initChecked || path === `${B}init`) {
     const state = await api.initState();
     if (state === 'init_required') return `${B}init`;
     initChecked = state === 'ready';
-    if (path === `${B}init` && state === 'ready' && !auth.token()) return `${B}login`;
+    if (path === `${B}init` && state === 'ready') {
+      if (!auth.token()) return `${B}login`;
+      if (new URLSearchParams(location.search).get('step') !== 'urls') return B;
+    }
   }
   if (!auth.token() && !publicPaths.has(path)) {
     sessionStorage.setItem('garrison.after-login', path + location.search);
