@@ -56,5 +56,7 @@ plus a few more. The demo exits non-zero when the jobs are not all done within
 	f.DurationVar(&o.Timeout, "timeout", 90*time.Second, "give up when the jobs have not all completed by then")
 	f.StringVar(&o.JSONFile, "json", "", "also write the summary as JSON to this file")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (logs, database, instance directories)")
+	f.BoolVar(&o.UI, "ui", false, "after the summary, keep everything running and print the web UI's address and login until Ctrl-C")
+	f.StringVar(&o.Addr, "addr", "", "the server's listen address, e.g. 127.0.0.1:9997 (default: a free loopback port)")
 	return cmd
 }

@@ -100,6 +100,8 @@ type APIServer struct {
 	// TrustedProxies is trusted_proxies: the reverse proxies whose X-Forwarded-For header
 	// names the client (login rate limit, logs). Empty: the header is never believed.
 	TrustedProxies []netip.Prefix
+	// WebUI is [apiserver.webui] enable: serve the web UI under /ui/ (default true).
+	WebUI bool
 }
 
 // Addr returns the listen address "bind:port" (IPv6 bracketed).

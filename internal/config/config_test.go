@@ -444,7 +444,7 @@ time_to_live = "3h"
 		t.Fatal(err)
 	}
 	all := strings.Join(cfg.Warnings, "\n")
-	for _, want := range []string{"config_dir", "[apiserver.webui]", "[database.mysql]", "[[github]]", "default.log_file", "jwt_auth.time_to_live"} {
+	for _, want := range []string{"config_dir", "[database.mysql]", "[[github]]", "default.log_file", "jwt_auth.time_to_live"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no warning mentioning %s in:\n%s", want, all)
 		}
@@ -454,6 +454,41 @@ time_to_live = "3h"
 	}
 	if cfg.JWTAuth.TimeToLive != MinJWTTTL || cfg.Logging.File != "/tmp/garm.log" {
 		t.Errorf("ttl %v, log file %q", cfg.JWTAuth.TimeToLive, cfg.Logging.File)
+	}
+}
+
+// TestWebUI: the web UI is served unless [apiserver.webui] enable = false (GARM's key;
+// garrison's default is on), and the section no longer warns.
+func TestWebUI(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      bool
+	}{
+		{"absent", "", true},
+		{"section without key", "[apiserver.webui]\n", true},
+		{"enabled", "[apiserver.webui]\nenable = true\n", true},
+		{"disabled", "[apiserver.webui]\nenable = false\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.APIServer.WebUI != tt.want {
+				t.Errorf("WebUI = %v, want %v", cfg.APIServer.WebUI, tt.want)
+			}
+			if len(cfg.Warnings) != 0 {
+				t.Errorf("warnings: %q", cfg.Warnings)
+			}
+		})
+	}
+	if !Default(t.TempDir()).APIServer.WebUI {
+		t.Error("Default() has the web UI off")
+	}
+	_, err := Parse([]byte("[apiserver.webui]\nenable = \"yes\"\n"))
+	if err == nil {
+		t.Error("enable = \"yes\" accepted")
 	}
 }
 

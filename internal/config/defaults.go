@@ -27,7 +27,7 @@ func Default(dataDir string) *Config {
 		Logging:   Logging{Format: LogFormatText, Level: slog.LevelInfo},
 		Metrics:   Metrics{Enable: true, Period: DefaultMetricsPeriod},
 		JWTAuth:   JWTAuth{TimeToLive: MinJWTTTL},
-		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort},
+		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort, WebUI: true},
 		Reconcile: defaultReconcile(),
 		Database: Database{
 			Backend: BackendSQLite,

@@ -13,7 +13,7 @@
 // and *SyntaxError and are told apart with errors.As.
 //
 // A few GARM sections that garrison does not use ([[github]] legacy
-// credentials, [database.mysql], [apiserver.webui], [default] config_dir) are
+// credentials, [database.mysql], [default] config_dir) are
 // accepted and ignored; each one present adds a human-readable entry to
 // Config.Warnings, which the server should log at startup.
 //

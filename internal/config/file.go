@@ -83,6 +83,14 @@ type fileAPIServer struct {
 	CORSAllowedOrigins []string `toml:"cors_allowed_origins"`
 	// trusted_proxies: CIDRs of reverse proxies whose X-Forwarded-For is believed.
 	TrustedProxies []string `toml:"trusted_proxies"`
+	// webui: [apiserver.webui].
+	WebUI fileWebUI `toml:"webui"`
+}
+
+// fileWebUI is [apiserver.webui].
+type fileWebUI struct {
+	// enable: serve the web UI under /ui/. Default true (GARM: false).
+	Enable *bool `toml:"enable"`
 }
 
 // fileTLS is [apiserver.tls].

@@ -133,7 +133,10 @@ func parseDuration(errs *problems, key, raw string) (time.Duration, bool) {
 
 // resolveAPIServer checks [apiserver].
 func resolveAPIServer(a *fileAPIServer, errs *problems) APIServer {
-	out := APIServer{Bind: DefaultBind, Port: DefaultPort, UseTLS: a.UseTLS}
+	out := APIServer{Bind: DefaultBind, Port: DefaultPort, UseTLS: a.UseTLS, WebUI: true}
+	if a.WebUI.Enable != nil {
+		out.WebUI = *a.WebUI.Enable
+	}
 	if a.Bind != nil {
 		out.Bind = *a.Bind
 		if net.ParseIP(*a.Bind) == nil {

@@ -18,7 +18,6 @@ var fileType = reflect.TypeFor[fileConfig]()
 var ignoredKeys = []struct{ prefix, warning string }{
 	{"github", "[[github]] sections are ignored: garrison keeps forge credentials in its database (add them with the credentials API or garm-cli)"},
 	{"database.mysql", "[database.mysql] is ignored: garrison supports the sqlite3 and postgresql backends"},
-	{"apiserver.webui", "[apiserver.webui] is ignored: garrison has no web UI"},
 	{"default.config_dir", "[default] config_dir is ignored: garrison keeps its files in the data directory"},
 	{"provider.lxd", "[provider.lxd] is ignored: garrison runs only external providers (see garm-provider-lxd)"},
 }

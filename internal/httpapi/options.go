@@ -133,6 +133,9 @@ type Options struct {
 	// Debug serves /debug/pprof/... to the admin only (nil: 404).
 	Debug      http.Handler
 	RateLimits RateLimits
+	// UI serves the web UI: "/", "/ui" and everything under "/ui/" (nil: 404). Its files
+	// are public; the data they show needs the admin token.
+	UI http.Handler
 
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time

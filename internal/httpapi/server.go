@@ -117,6 +117,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		s.mount(s.opts.Instances, w, r)
 	case hasPathPrefix(p, apiPrefix):
 		s.dispatchAPI(w, trimSlash(r))
+	case s.opts.UI != nil && isUIPath(p):
+		s.labelRoute(r, uiPrefix)
+		s.opts.UI.ServeHTTP(w, r)
 	default:
 		s.labelRoute(r, "unmatched")
 		writeNotFound(w)

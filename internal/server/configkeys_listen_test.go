@@ -80,6 +80,25 @@ func apiServerProbes() map[string]keyProbe {
 		"apiserver.cors_origins":         corsProbe("cors_origins"),
 		"apiserver.cors_allowed_origins": corsProbe("cors_allowed_origins"),
 		"apiserver.trusted_proxies":      trustedProxiesProbe,
+		"apiserver.webui.enable":         webUIProbe,
+	}
+}
+
+// webUIProbe: the web UI answers under /ui/ by default and with enable = true; with
+// enable = false /ui/ is an unknown route.
+func webUIProbe(t *testing.T) {
+	status := func(body string) (int, string) {
+		a, _ := probeApp(t, body)
+		resp := serveHTTP(a, http.MethodGet, "/ui/", "", nil)
+		return resp.StatusCode, resp.Header.Get("Content-Type")
+	}
+	for _, body := range []string{"", "[apiserver.webui]\nenable = true\n"} {
+		if code, ct := status(body); code != http.StatusOK || !strings.HasPrefix(ct, "text/html") {
+			t.Errorf("config %q: GET /ui/ = %d %s, want 200 text/html", body, code, ct)
+		}
+	}
+	if code, _ := status("[apiserver.webui]\nenable = false\n"); code != http.StatusNotFound {
+		t.Errorf("enable = false: GET /ui/ = %d, want 404", code)
 	}
 }
 

@@ -231,7 +231,6 @@ func ignoredProbes() map[string]keyProbe {
 	return map[string]keyProbe{
 		"github":             warn("[[github]]\nname = \"gh\"\noauth2_token = \"x\"\n", "[[github]]"),
 		"database.mysql":     warn("[database.mysql]\nhostname = \"db\"\n", "[database.mysql]"),
-		"apiserver.webui":    warn("[apiserver.webui]\nenable = true\n", "[apiserver.webui]"),
 		"default.config_dir": warn("[default]\nconfig_dir = \"/etc/garm\"\n", "config_dir"),
 		"provider.lxd": func(t *testing.T) {
 			warned(t, providerSection(t, "", "")+"[provider.lxd]\nunix_socket_path = \"/x\"\n", "[provider.lxd]")

@@ -22,6 +22,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/reconcile"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/sweep"
+	"github.com/garrison-ci/garrison/internal/webui"
 )
 
 // Server is a wired garrison server: its store, providers, forges, reconciler, sweep and
@@ -97,7 +98,8 @@ func (a *Server) sweepOptions() sweep.Options {
 	}
 }
 
-// newHandler builds the HTTP side: the REST API, webhook intake and the instance API.
+// newHandler builds the HTTP side: the REST API, webhook intake, the instance API and the
+// web UI.
 func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	webhooks, err := intake.New(intake.Options{
 		Store:        a.store,
@@ -120,7 +122,13 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.New(a.apiOptions(webhooks, instances))
+	opts := a.apiOptions(webhooks, instances)
+	if a.cfg.APIServer.WebUI {
+		if opts.UI, err = webui.New(); err != nil {
+			return nil, err
+		}
+	}
+	return httpapi.New(opts)
 }
 
 // apiOptions are the REST API's options, with the webhook and instance handlers mounted.

@@ -82,6 +82,9 @@ type Bed struct {
 	PoolIDs      []string            // the pools Setup created
 	Queued       map[int64]time.Time // job id → when the bed queued it
 
+	AdminUser     string // the administrator Login created
+	AdminPassword string // and its password
+
 	simSrv *http.Server
 	srv    *inProcessServer
 }

@@ -15,6 +15,11 @@ type DemoOptions struct {
 	Timeout  time.Duration // give up when the jobs have not all completed by then
 	JSONFile string        // also write the summary as JSON here ("" = not)
 	Keep     bool          // keep the temporary directory
+	// UI keeps the server and the simulator running after the summary, with the web UI's
+	// address and the administrator's credentials printed, until ctx ends.
+	UI bool
+	// Addr is the server's listen address ("" = a free loopback port).
+	Addr string
 }
 
 // ErrFailed is wrapped by the errors of a run that did not meet its goal (jobs not
@@ -54,6 +59,9 @@ func RunDemo(ctx context.Context, o DemoOptions, out io.Writer) (DemoSummary, er
 		return DemoSummary{}, errors.Join(err, b.Close(false))
 	}
 	sum, runErr := d.run(ctx)
+	if o.UI && ctx.Err() == nil {
+		d.serveUI(ctx)
+	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintln(out, "interrupted: stopping the server and removing every instance")
 	}
@@ -69,11 +77,19 @@ func RunDemo(ctx context.Context, o DemoOptions, out io.Writer) (DemoSummary, er
 
 // start starts the server in-process and says where everything is.
 func (d *demo) start(ctx context.Context) error {
-	if err := d.StartServer(ctx, ServerOptions{}); err != nil {
+	if err := d.StartServer(ctx, ServerOptions{Addr: d.o.Addr}); err != nil {
 		return err
 	}
 	fmt.Fprintf(d.out, "garrison-dev demo in %s\n  server          %s\n  forge simulator %s\n", d.Dir, d.URL, d.Sim.URL())
 	return nil
+}
+
+// serveUI says where the web UI is and how to log in, and waits until ctx ends.
+func (d *demo) serveUI(ctx context.Context) {
+	fmt.Fprintf(d.out, "\nweb UI          %s/ui/\n  username      %s\n  password      %s\n", d.URL, d.AdminUser, d.AdminPassword)
+	fmt.Fprintln(d.out, "the demo keeps running; press Ctrl-C to stop it and clean up")
+	<-ctx.Done()
+	fmt.Fprintln(d.out, "stopping the server and removing every instance")
 }
 
 // run sets garrison up, runs the burst, scales down and reports.

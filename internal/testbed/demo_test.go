@@ -5,15 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/garrison-ci/garrison/internal/apiclient"
+	"github.com/garrison-ci/garrison/internal/apiv1"
 	"github.com/garrison-ci/garrison/internal/testbed"
 )
 
@@ -168,5 +173,82 @@ func TestDemoWrapperScript(t *testing.T) {
 	want := "export 'A=b c'\nexec '/x/it'\\''s' 'dev' 'sim-provider' \"$@\"\n"
 	if !strings.HasPrefix(s, "#!/bin/sh\n") || !strings.HasSuffix(s, want) {
 		t.Errorf("script:\n%s\nwant suffix:\n%s", s, want)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex // guards b
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// uiLine finds the web UI's address and login in the demo's output.
+var uiLine = regexp.MustCompile(`web UI +(http://\S+/ui/)\n +username +(\S+)\n +password +(\S+)\n`)
+
+// TestDemoUI: with UI the demo keeps serving after its summary and prints where the web
+// UI is and how to log in; both work, and the demo cleans up when its context ends.
+func TestDemoUI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a server, the forge simulator and several processes")
+	}
+	if err := testbed.CheckHost(); err != nil {
+		t.Skip(err)
+	}
+	base := t.TempDir()
+	o := testbed.DemoOptions{
+		Options: testbed.Options{JobDuration: 200 * time.Millisecond, BootDelay: 50 * time.Millisecond,
+			BaseDir: base, Tools: helperTools(t)},
+		Jobs: 2, Timeout: 4 * time.Minute, UI: true,
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := &lockedBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := testbed.RunDemo(ctx, o, out)
+		done <- err
+	}()
+	var m []string
+	for m == nil {
+		select {
+		case err := <-done:
+			t.Fatalf("the demo ended before printing the web UI: %v\n%s", err, out.String())
+		case <-time.After(100 * time.Millisecond):
+			m = uiLine.FindStringSubmatch(out.String())
+		}
+	}
+	resp, err := http.Get(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("GET %s: %d %s", m[1], resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	c, err := apiclient.New(strings.TrimSuffix(m[1], "/ui/"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Login(t.Context(), apiv1.PasswordLoginParams{Username: m[2], Password: m[3]}); err != nil {
+		t.Errorf("logging in with the printed credentials: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("demo: %v\n%s", err, out.String())
+	}
+	if left, _ := filepath.Glob(filepath.Join(base, "garrison-demo-*")); len(left) != 0 {
+		t.Errorf("demo directory left behind: %v", left)
 	}
 }

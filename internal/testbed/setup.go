@@ -82,7 +82,7 @@ func (b *Bed) Login(ctx context.Context) error {
 		return fmt.Errorf("login: %w", err)
 	}
 	c.SetToken(tok)
-	b.API = c
+	b.API, b.AdminUser, b.AdminPassword = c, "admin", password
 	return nil
 }
 
