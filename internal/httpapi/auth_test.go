@@ -144,6 +144,32 @@ func TestTokenAcceptance(t *testing.T) {
 		t.Errorf("header wins over cookie: %d", r.status)
 	}
 
+	// The cookie alone does not authenticate a write another site's page makes a browser
+	// send (CSRF); the same origin's does.
+	host := strings.TrimPrefix(h.srv.URL, "http://")
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no browser headers", nil, 401},
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://" + host}, 401},
+		{"same-site other port", map[string]string{"Sec-Fetch-Site": "same-site"}, 401},
+		{"other origin", map[string]string{"Origin": "http://evil.example"}, 401},
+		{"null origin", map[string]string{"Origin": "null"}, 401},
+		{"same-origin fetch", map[string]string{"Sec-Fetch-Site": "same-origin"}, 400},
+		{"own origin", map[string]string{"Origin": "http://" + host}, 400},
+	} {
+		req, _ := http.NewRequestWithContext(ctx, "POST", h.srv.URL+api("/repositories"), strings.NewReader(`{}`))
+		req.AddCookie(&http.Cookie{Name: "garm_token", Value: tok})
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		if r := h.send(req); r.status != c.want {
+			t.Errorf("cookie-only POST, %s: %d %s, want %d", c.name, r.status, r.body, c.want)
+		}
+	}
+
 	// Expiry, with the injected clock.
 	h.clock.Add(24*time.Hour + time.Minute)
 	h.expectError(h.call("GET", api("/repositories"), tok, nil), 401, "Authentication failed", "")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -160,7 +161,12 @@ func (e *internalError) Unwrap() error { return e.err }
 var errNoToken = errors.New("no token")
 
 // bearerToken extracts the token from "Authorization: <scheme> <token>" or, when that
-// header is absent, from the garm_token cookie.
+// header is absent, from the garm_token cookie. A browser attaches the cookie to requests
+// other sites make it send, so the cookie alone authenticates a request that changes
+// something (any method but GET, HEAD and OPTIONS) only when the browser says it comes from
+// garrison's own origin (sameOrigin): no cross-site request forgery. GARM's web UI and
+// garrison's send the Authorization header with every such request anyway; the cookie
+// alone is what websockets (GET) rely on.
 func bearerToken(r *http.Request) (string, error) {
 	if h, ok := r.Header["Authorization"]; ok {
 		parts := strings.Split(strings.Join(h, ""), " ")
@@ -173,7 +179,30 @@ func bearerToken(r *http.Request) (string, error) {
 	if err != nil || c.Value == "" {
 		return "", errNoToken
 	}
+	if !safeMethod(r.Method) && !sameOrigin(r) {
+		return "", errNoToken
+	}
 	return c.Value, nil
+}
+
+// safeMethod reports whether a method only reads.
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
+}
+
+// sameOrigin reports whether the browser says the request comes from the page's own
+// origin: Sec-Fetch-Site "same-origin", or else an Origin header naming this host. A
+// request with neither (not a browser's) is not taken as same-origin.
+func sameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || origin == "null" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
 }
 
 // authenticate applies the token acceptance rules of §1.2 and returns the user.
