@@ -172,7 +172,7 @@ func (p *Provider) finish(ctx context.Context, req request, d time.Duration, err
 	if err == nil || errors.Is(err, ErrNotFound) && req.cmd == provider.DeleteInstance {
 		return
 	}
-	attrs := p.attrs(req, slog.Duration("duration", d), slog.Any("error", err))
+	attrs := p.attrs(req, slog.Duration("duration", d), slog.Any("err", err))
 	var ce *CallError
 	if errors.As(err, &ce) {
 		attrs = append(attrs, slog.Int("exit_code", ce.ExitCode), slog.String("stderr", excerpt(ce.Stderr)))

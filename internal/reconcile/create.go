@@ -201,7 +201,7 @@ func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Inst
 		return
 	}
 	if err != nil {
-		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
+		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
 		return
 	}
 	if out.RunnerStatus == garrison.RunnerTerminated {
@@ -248,7 +248,7 @@ func (r *Reconciler) storeFailure(ctx context.Context, env *poolEnv, in garrison
 		}
 	})
 	if err != nil && ctx.Err() == nil {
-		r.log.Error("reconcile: record failed create", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
+		r.log.Error("reconcile: record failed create", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
 	}
 }
 
@@ -285,6 +285,6 @@ func (r *Reconciler) dropRunner(ctx context.Context, env *poolEnv, in garrison.I
 		return nil
 	})
 	if err != nil && ctx.Err() == nil {
-		r.log.Warn("reconcile: forget runner", env.attrs(slog.String("instance", in.Name), slog.Any("error", err))...)
+		r.log.Warn("reconcile: forget runner", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
 	}
 }

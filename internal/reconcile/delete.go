@@ -105,7 +105,7 @@ var returnStatus = map[garrison.InstanceStatus]garrison.InstanceStatus{garrison.
 // putBack returns an instance from deleting to the status it was deleted from.
 func (r *Reconciler) putBack(ctx context.Context, env *poolEnv, name string, back garrison.InstanceStatus, msg string) {
 	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelInfo, msg, nil); err != nil {
-		r.log.Error("reconcile: put deletion back", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+		r.log.Error("reconcile: put deletion back", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
 	}
 }
 
@@ -161,7 +161,7 @@ func (r *Reconciler) deleteFailed(ctx context.Context, env *poolEnv, name string
 	}
 	msg := fmt.Sprintf("delete failed, will retry: %v", cause)
 	if _, err := r.transition(ctx, env, name, []garrison.InstanceStatus{garrison.InstanceDeleting}, back, garrison.LevelError, msg, nil); err != nil {
-		r.log.Error("reconcile: record failed delete", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+		r.log.Error("reconcile: record failed delete", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
 	}
 	return fmt.Errorf("reconcile: delete instance %s: %w", name, cause)
 }

@@ -80,7 +80,7 @@ func (r *Reconciler) execute(ctx context.Context, env *poolEnv, acts plan.Action
 	for _, c := range acts.Creates {
 		in, err := r.insertInstance(ctx, env, c)
 		if err != nil {
-			r.log.Error("reconcile: create instance record", env.attrs(slog.Any("error", err))...)
+			r.log.Error("reconcile: create instance record", env.attrs(slog.Any("err", err))...)
 			continue
 		}
 		r.instances.Add(in.Name)
@@ -132,6 +132,6 @@ func (r *Reconciler) lockJob(ctx context.Context, env *poolEnv, jobID int64, ins
 		r.jobs.Put(j)
 	}
 	if err != nil && !errors.Is(err, errJobTaken) {
-		r.log.Warn("reconcile: lock job", env.attrs(slog.Int64("job", jobID), slog.String("instance_id", instanceID), slog.Any("error", err))...)
+		r.log.Warn("reconcile: lock job", env.attrs(slog.Int64("job", jobID), slog.String("instance_id", instanceID), slog.Any("err", err))...)
 	}
 }

@@ -61,7 +61,7 @@ func (r *Reconciler) writeReason(ctx context.Context, env *poolEnv, jobID int64,
 	})
 	if err != nil {
 		if !errors.Is(err, errReasonKept) && ctx.Err() == nil {
-			r.log.Warn("reconcile: record job reason", env.attrs(slog.Int64("job", jobID), slog.Any("error", err))...)
+			r.log.Warn("reconcile: record job reason", env.attrs(slog.Int64("job", jobID), slog.Any("err", err))...)
 		}
 		return false
 	}

@@ -26,7 +26,7 @@ func (r *Reconciler) event(ctx context.Context, env *poolEnv, name string, level
 	r.log.Log(ctx, logLevel, msg, env.attrs(slog.String("instance", name))...)
 	err := r.o.Store.AddInstanceEvent(ctx, name, garrison.Event{Type: garrison.EventStatus, Level: level, Message: msg})
 	if err != nil && !errors.Is(err, garrison.ErrNotFound) && ctx.Err() == nil {
-		r.log.Warn("reconcile: record status message", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+		r.log.Warn("reconcile: record status message", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
 	}
 }
 

@@ -56,7 +56,7 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	case errors.As(err, &rl):
 		next = rateLimited(rl, r.o.Now()) // the forge part is tried again after the reset
 	case err != nil:
-		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("error", err))...)
+		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("err", err))...)
 	}
 	r.passes.done(poolID, stepRepaired)
 	return next, nil
@@ -183,7 +183,7 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 		t := provider.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
 		err := env.prov.DeleteInstance(ctx, t)
 		r.log.Warn("repair: deleted a provider instance garrison has no record of",
-			env.attrs(slog.String("instance", pi.Name), slog.String("provider_id", pi.ProviderID), slog.Any("error", err))...)
+			env.attrs(slog.String("instance", pi.Name), slog.String("provider_id", pi.ProviderID), slog.Any("err", err))...)
 	}
 }
 
@@ -222,7 +222,7 @@ func (r *Reconciler) markDeleteAnyway(ctx context.Context, env *poolEnv, name, r
 	_, err := r.transition(ctx, env, name, markable, garrison.InstancePendingDelete, garrison.LevelWarning,
 		"marked for deletion: "+reason, nil)
 	if err != nil && !errors.Is(err, errStale) {
-		r.log.Warn("repair: mark instance", env.attrs(slog.String("instance", name), slog.Any("error", err))...)
+		r.log.Warn("repair: mark instance", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
 	}
 }
 
@@ -251,7 +251,7 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 		}
 		err = f.DeleteRunner(ctx, env.entity, rn.ID)
 		r.log.Warn("repair: deregistered a forge runner with no instance",
-			env.attrs(slog.String("runner", rn.Name), slog.Int64("runner_id", rn.ID), slog.Any("error", err))...)
+			env.attrs(slog.String("runner", rn.Name), slog.Int64("runner_id", rn.ID), slog.Any("err", err))...)
 	}
 	return nil
 }

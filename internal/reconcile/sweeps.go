@@ -57,7 +57,7 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 		return rateLimited(rl, r.o.Now()), nil
 	case err != nil:
 		r.log.Warn("reconcile: sweep failed", slog.String("entity", e.FullName()),
-			slog.String("reconcile_id", workqueue.ReconcileID(ctx)), slog.Any("error", err))
+			slog.String("reconcile_id", workqueue.ReconcileID(ctx)), slog.Any("err", err))
 	}
 	return next, nil
 }

@@ -97,7 +97,7 @@ func (r *Reconciler) pruneJobs(ctx context.Context, snap *storeSnapshot, entityI
 	if !ok {
 		var err error
 		if jobs, err = r.jobs.Queued(ctx, entityID); err != nil {
-			r.log.Warn("reconcile: read queued jobs to prune", slog.String("entity", entityID), slog.Any("error", err))
+			r.log.Warn("reconcile: read queued jobs to prune", slog.String("entity", entityID), slog.Any("err", err))
 			return
 		}
 	}
@@ -107,7 +107,7 @@ func (r *Reconciler) pruneJobs(ctx context.Context, snap *storeSnapshot, entityI
 			continue
 		}
 		if err := r.o.Store.DeleteJob(ctx, j.ID); err != nil {
-			r.log.Warn("reconcile: prune job", slog.String("entity", entityID), slog.Int64("job", j.ID), slog.Any("error", err))
+			r.log.Warn("reconcile: prune job", slog.String("entity", entityID), slog.Int64("job", j.ID), slog.Any("err", err))
 			continue
 		}
 		r.jobs.Forget(entityID, j.ID)

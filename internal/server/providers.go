@@ -46,7 +46,7 @@ func (p *providerInfo) introspect(ctx context.Context, logger *slog.Logger) {
 	defer cancel()
 	info, err := p.exec.Introspect(ctx)
 	if err != nil {
-		logger.Warn("provider introspection failed", "provider", p.cfg.Name, "error", err)
+		logger.Warn("provider introspection failed", "provider", p.cfg.Name, "err", err)
 		return
 	}
 	p.mu.Lock()

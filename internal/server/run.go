@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config, stderr io.Writer) error {
 		err = nil
 	}
 	if err != nil {
-		logger.Error("garrison server stopped", "error", err)
+		logger.Error("garrison server stopped", "err", err)
 		return err
 	}
 	logger.Info("garrison server stopped")
@@ -90,7 +90,7 @@ func rotateOnHangup(logger *slog.Logger, file *logFile) (stop func()) {
 					continue
 				}
 				if err := file.Rotate(); err != nil {
-					logger.Error("SIGHUP: rotating the log file failed", "error", err)
+					logger.Error("SIGHUP: rotating the log file failed", "err", err)
 					continue
 				}
 				logger.Info("SIGHUP: log file reopened")
@@ -130,7 +130,7 @@ func listenURL(addr net.Addr, useTLS bool) string {
 func (a *Server) hintFirstRun(ctx context.Context, url string) {
 	has, err := a.store.HasAdmin(ctx)
 	if err != nil {
-		a.logger.Warn("could not check for an admin user", "error", err)
+		a.logger.Warn("could not check for an admin user", "err", err)
 		return
 	}
 	if has {

@@ -215,7 +215,7 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() {
 		defer a.managers.running.Store(false)
 		if err := a.pools.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
-			a.logger.Error("pool reconciler stopped", "error", err)
+			a.logger.Error("pool reconciler stopped", "err", err)
 		}
 	})
 	srv := httpapi.NewHTTPServer(a.handler, httpapi.DefaultTimeouts, a.logger)
@@ -236,7 +236,7 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		a.logger.Warn("graceful shutdown incomplete", "error", err)
+		a.logger.Warn("graceful shutdown incomplete", "err", err)
 	}
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

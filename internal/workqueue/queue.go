@@ -364,7 +364,7 @@ func (q *Queue) done(key, id string, res Result, err error, took time.Duration) 
 		d := q.opts.Backoff.Delay(q.failures[key])
 		q.opts.Logger.Warn("workqueue: handler failed; retrying", slog.String("queue", q.opts.Name),
 			slog.String("key", key), slog.String("reconcile_id", id), slog.Int("failures", q.failures[key]),
-			slog.Duration("retry_in", d), slog.Any("error", err))
+			slog.Duration("retry_in", d), slog.Any("err", err))
 		q.retryAt[key] = time.Now().Add(d)
 		q.m.retried()
 		q.addAfterLocked(key, d)
@@ -379,7 +379,7 @@ func (q *Queue) done(key, id string, res Result, err error, took time.Duration) 
 // released, without the lock, so OnTerminal may call Add.
 func (q *Queue) reportTerminal(key, id string, err error) {
 	q.opts.Logger.Error("workqueue: terminal error; not retrying", slog.String("queue", q.opts.Name),
-		slog.String("key", key), slog.String("reconcile_id", id), slog.Any("error", err))
+		slog.String("key", key), slog.String("reconcile_id", id), slog.Any("err", err))
 	if q.opts.OnTerminal != nil {
 		q.opts.OnTerminal(key, err)
 	}
