@@ -226,28 +226,30 @@ func TestSVG(t *testing.T) {
 	}
 }
 
-// TestFirstPassTimes reads the reconciler's first-pass lines after an offset.
-func TestFirstPassTimes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "server.log")
-	old := "time=2026-01-01T00:00:00Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=9\n"
-	log := "time=2026-01-02T00:00:01.5Z level=INFO msg=\"reconcile: every pool reconciled since the start\" seconds=0.25\n" +
-		"time=2026-01-02T00:00:03Z level=INFO msg=\"reconcile: every pool repaired since the start\" seconds=3\n"
-	if err := os.WriteFile(path, []byte(old+log), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	planned, repaired, err := firstPassTimes(path, int64(len(old)))
+// TestFirstPassMetrics reads the reconciler's first-pass gauges from /metrics text.
+func TestFirstPassMetrics(t *testing.T) {
+	text := `# HELP garrison_reconcile_first_pass_seconds Seconds ...
+# TYPE garrison_reconcile_first_pass_seconds gauge
+garrison_reconcile_first_pass_seconds{step="planned"} 0.25
+garrison_reconcile_first_pass_seconds{step="repaired"} 3
+garrison_reconcile_first_pass_completed_timestamp_seconds{step="planned"} 1.7673120015e+09
+garrison_reconcile_first_pass_completed_timestamp_seconds{step="repaired"} 1.767312003e+09
+other_metric 5
+`
+	planned, repaired, err := firstPassMetrics(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := time.Date(2026, 1, 2, 0, 0, 1, 5e8, time.UTC)
-	if !planned.at.Equal(want) || !repaired.at.Equal(want.Add(1500*time.Millisecond)) {
-		t.Fatalf("planned %v repaired %v", planned, repaired)
+	if planned.at.Sub(want).Abs() > time.Millisecond || repaired.at.Sub(want.Add(1500*time.Millisecond)).Abs() > time.Millisecond {
+		t.Fatalf("planned %v repaired %v", planned.at.UTC(), repaired.at.UTC())
 	}
 	if planned.took != 250*time.Millisecond || repaired.took != 3*time.Second {
 		t.Fatalf("pass durations %v and %v, want 250ms and 3s", planned.took, repaired.took)
 	}
-	if p, r, _ := firstPassTimes(path, int64(len(old)+len(log))); !p.at.IsZero() || !r.at.IsZero() {
-		t.Fatal("lines before the offset were read")
+	p, r, err := firstPassMetrics(strings.NewReader("# nothing yet\n"))
+	if err != nil || !p.at.IsZero() || !r.at.IsZero() {
+		t.Fatalf("before the pass: %v %v %v", p, r, err)
 	}
 }
 

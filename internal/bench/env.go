@@ -68,8 +68,9 @@ func (e *env) start(ctx context.Context) error {
 	if err := os.WriteFile(e.SimConfigPath(), []byte(e.benchSimConfig()), 0o600); err != nil {
 		return err
 	}
-	// The bench server serves pprof: --cpuprofile reads it, and so may whoever keeps the run.
-	cfg := "[default]\ndebug_server = true\n\n" + e.ServerConfig(wrapper)
+	// The bench server serves pprof (--cpuprofile reads it, and so may whoever keeps the
+	// run) and its metrics without a token (the bench reads them; it listens on loopback).
+	cfg := "[default]\ndebug_server = true\n\n[metrics]\ndisable_auth = true\n\n" + e.ServerConfig(wrapper)
 	if err := os.WriteFile(e.ConfigFile(), []byte(cfg), 0o600); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -164,10 +164,9 @@ type reconcileTimes struct {
 	repairedFromStart, repairedPass time.Duration
 }
 
-// restartAndReconcile starts the server again and waits until its log says that every
-// pool was reconciled, then repaired, since the start (the reconciler logs both once).
+// restartAndReconcile starts the server again and waits until its metrics say that every
+// pool was reconciled, then repaired, since the start (the reconciler sets both once).
 func (e *env) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
-	logSize := fileSize(e.Path("server.log"))
 	if err := e.startServer(ctx); err != nil {
 		return reconcileTimes{}, err
 	}
@@ -175,7 +174,7 @@ func (e *env) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
 	ctx, cancel := context.WithTimeout(ctx, benchReconcileTimeout)
 	defer cancel()
 	for {
-		planned, repaired, err := firstPassTimes(e.Path("server.log"), logSize)
+		planned, repaired, err := e.firstPass(ctx)
 		if err != nil {
 			return reconcileTimes{}, err
 		}
@@ -191,64 +190,54 @@ func (e *env) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
 	}
 }
 
-// passLine is one of the reconciler's first-pass lines: when it was logged and how long
-// after the pass began (its seconds= attribute).
-type passLine struct {
+// passStep is one step of the reconciler's first pass: when it completed and how long
+// after the pass began.
+type passStep struct {
 	at   time.Time
 	took time.Duration
 }
 
-// firstPassTimes reads the server log from offset on and returns the reconciler's
-// "every pool reconciled" and "every pool repaired" lines (zero if absent).
-func firstPassTimes(path string, offset int64) (planned, repaired passLine, err error) {
-	f, err := os.Open(path)
+// firstPass scrapes the server's /metrics for its first pass (zero steps until done).
+func (e *env) firstPass(ctx context.Context) (planned, repaired passStep, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.server.url+"/metrics", nil)
 	if err != nil {
 		return planned, repaired, err
 	}
-	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return planned, repaired, err
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return planned, repaired, fmt.Errorf("scrape /metrics: %w", err)
 	}
-	sc := bufio.NewScanner(f)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return planned, repaired, fmt.Errorf("scrape /metrics: %s", resp.Status)
+	}
+	return firstPassMetrics(resp.Body)
+}
+
+// firstPassMetrics reads the first-pass gauges from a Prometheus text exposition.
+func firstPassMetrics(r io.Reader) (planned, repaired passStep, err error) {
+	steps := map[string]*passStep{"planned": &planned, "repaired": &repaired}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.Contains(line, "every pool reconciled since the start"):
-			planned = passLine{logTime(line), logSeconds(line)}
-		case strings.Contains(line, "every pool repaired since the start"):
-			repaired = passLine{logTime(line), logSeconds(line)}
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if !ok || strings.HasPrefix(name, "#") {
+			continue
+		}
+		v, perr := strconv.ParseFloat(value, 64)
+		if perr != nil {
+			continue
+		}
+		for step, p := range steps {
+			switch name {
+			case `garrison_reconcile_first_pass_seconds{step="` + step + `"}`:
+				p.took = time.Duration(v * float64(time.Second))
+			case `garrison_reconcile_first_pass_completed_timestamp_seconds{step="` + step + `"}`:
+				p.at = time.Unix(0, int64(v*1e9))
+			}
 		}
 	}
 	return planned, repaired, sc.Err()
-}
-
-// logTime parses the time= attribute of a text log line (zero when absent).
-func logTime(line string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, logAttr(line, "time"))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// logSeconds parses the seconds= attribute of a text log line (zero when absent).
-func logSeconds(line string) time.Duration {
-	v, err := strconv.ParseFloat(logAttr(line, "seconds"), 64)
-	if err != nil {
-		return 0
-	}
-	return time.Duration(v * float64(time.Second))
-}
-
-// logAttr returns the value of the key= attribute of a text log line ("" when absent).
-func logAttr(line, key string) string {
-	i := strings.Index(" "+line, " "+key+"=")
-	if i < 0 {
-		return ""
-	}
-	v, _, _ := strings.Cut(line[i+len(key)+1:], " ")
-	return v
 }
 
 // churn deletes 10% of the instances per minute through the API, in steps every 6 s,

@@ -26,6 +26,7 @@ const (
 type firstPass struct {
 	log   *slog.Logger
 	gauge *prometheus.GaugeVec // the seconds by step name
+	at    *prometheus.GaugeVec // when each step completed (Unix seconds), by step name
 
 	mu      sync.Mutex // guards the fields below
 	started time.Time
@@ -36,7 +37,19 @@ func newFirstPass(log *slog.Logger) *firstPass {
 	return &firstPass{log: log, gauge: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "garrison_reconcile_first_pass_seconds",
 		Help: "Seconds from the start until every pool present then was planned (step planned) and repaired (step repaired); set once.",
+	}, []string{"step"}), at: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "garrison_reconcile_first_pass_completed_timestamp_seconds",
+		Help: "When every pool present at the start had been planned (step planned) and repaired (step repaired), in Unix seconds; set once.",
 	}, []string{"step"})}
+}
+
+// collectors are the first pass's metrics.
+func (f *firstPass) collectors() []prometheus.Collector { return []prometheus.Collector{f.gauge, f.at} }
+
+// completeLocked records that a step completed for every pool, secs after the start.
+func (f *firstPass) completeLocked(s passStep, secs float64) {
+	f.gauge.WithLabelValues(stepNames[s]).Set(secs)
+	f.at.WithLabelValues(stepNames[s]).Set(float64(time.Now().UnixNano()) / 1e9)
 }
 
 // start records the pools present at the start, which was at began.
@@ -52,8 +65,8 @@ func (f *firstPass) start(began time.Time, pools []garrison.Pool) {
 	}
 	if len(pools) == 0 { // nothing to wait for
 		f.pending = [2]map[string]bool{}
-		for _, name := range stepNames {
-			f.gauge.WithLabelValues(name).Set(time.Since(began).Seconds())
+		for s := range stepNames {
+			f.completeLocked(passStep(s), time.Since(began).Seconds())
 		}
 	}
 }
@@ -71,7 +84,7 @@ func (f *firstPass) done(poolID string, steps ...passStep) {
 		if len(m) == 0 {
 			f.pending[s] = nil
 			secs := time.Since(f.started).Seconds()
-			f.gauge.WithLabelValues(stepNames[s]).Set(secs)
+			f.completeLocked(s, secs)
 			f.log.Info(stepMessages[s], slog.Float64("seconds", secs))
 		}
 	}
@@ -80,7 +93,7 @@ func (f *firstPass) done(poolID string, steps ...passStep) {
 // stepNames are the step label values of garrison_reconcile_first_pass_seconds.
 var stepNames = [2]string{stepPlanned: "planned", stepRepaired: "repaired"}
 
-// stepMessages are the log messages of completed steps (garrison bench reads them).
+// stepMessages are the log messages of completed steps.
 var stepMessages = [2]string{
 	stepPlanned:  "reconcile: every pool reconciled since the start",
 	stepRepaired: "reconcile: every pool repaired since the start",

@@ -176,7 +176,7 @@ func New(o Options) (*Reconciler, error) {
 		if m, err = workqueue.NewMetrics(o.Registerer); err != nil {
 			return nil, fmt.Errorf("reconcile: register metrics: %w", err)
 		}
-		for _, c := range []prometheus.Collector{budgetCollector{r.budgets}, r.passes.gauge} {
+		for _, c := range append([]prometheus.Collector{budgetCollector{r.budgets}}, r.passes.collectors()...) {
 			if err = o.Registerer.Register(c); err != nil {
 				return nil, fmt.Errorf("reconcile: register metrics: %w", err)
 			}

@@ -175,6 +175,11 @@ func TestFirstPassLogged(t *testing.T) {
 	if p <= 0 || rp < p {
 		t.Errorf("first pass gauges: planned %v, repaired %v", p, rp)
 	}
+	pAt := got[`garrison_reconcile_first_pass_completed_timestamp_seconds{step="planned"}`]
+	rAt := got[`garrison_reconcile_first_pass_completed_timestamp_seconds{step="repaired"}`]
+	if now := float64(time.Now().Unix()); pAt < now-600 || pAt > now+1 || rAt < pAt {
+		t.Errorf("first pass completion times: planned %v, repaired %v (now %v)", pAt, rAt, now)
+	}
 	for _, name := range []string{"pools", "instances", "repairs", "resync"} {
 		if _, ok := got[`controller_runtime_max_concurrent_reconciles{controller="`+name+`"}`]; !ok {
 			t.Errorf("no metrics for the %s controller", name)
