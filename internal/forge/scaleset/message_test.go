@@ -168,3 +168,19 @@ func FuzzDecodeJITConfig(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParseMessage parses a full batch of 50 job events.
+func BenchmarkParseMessage(b *testing.B) {
+	events := make([]map[string]any, 50)
+	for i := range events {
+		events[i] = map[string]any{"messageType": "JobAssigned", "jobId": "bb518439-aa", "repositoryName": "repo",
+			"ownerName": "org", "requestLabels": []string{"set"}, "queueTime": "2026-01-02T03:04:05Z"}
+	}
+	msg := wireMessage(b, 1, events...)
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if _, err := ParseMessage(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
