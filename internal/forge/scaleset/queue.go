@@ -7,7 +7,8 @@ import (
 )
 
 // Queue polls one session's message queue and keeps its queue token valid. It is safe
-// for concurrent use.
+// for concurrent use. When the service closed the session (deleted by another listener,
+// or lapsed), the refresh fails with garrison.ErrNotFound: create a new session.
 type Queue struct {
 	c  *Client
 	mu sync.Mutex

@@ -33,10 +33,10 @@ func TestJITConfigAndAgents(t *testing.T) {
 	if _, err := e.c.GenerateJITConfig(ctx, s.ID, "", ""); !errors.Is(err, garrison.ErrInvalid) {
 		t.Fatalf("no name: err = %v", err)
 	}
-	if r, err := e.c.Runner(ctx, cfg.Runner.ID); err != nil || r != cfg.Runner {
+	if r, err := e.c.Runner(ctx, cfg.Runner.ID); err != nil || r.ID != cfg.Runner.ID || r.Name != "r1" || r.ScaleSetID != s.ID || r.Status != "offline" || r.Busy {
 		t.Fatalf("get runner %+v, %v", r, err)
 	}
-	if r, err := e.c.RunnerByName(ctx, "r1"); err != nil || r.ID != cfg.Runner.ID {
+	if r, err := e.c.RunnerByName(ctx, "r1"); err != nil || r.ID != cfg.Runner.ID || r.Status != "offline" {
 		t.Fatalf("find runner %+v, %v", r, err)
 	}
 	if _, err := e.c.RunnerByName(ctx, "ghost"); !errors.Is(err, garrison.ErrNotFound) {
@@ -55,6 +55,9 @@ func TestJITConfigAndAgents(t *testing.T) {
 	secret := runnerSecret(t, cfg)
 	if j, err := e.sim.Acquire("r1", secret); err != nil || j == nil || j.ID != jobID {
 		t.Fatalf("acquire %+v, %v", j, err)
+	}
+	if r, err := e.c.Runner(ctx, cfg.Runner.ID); err != nil || r.Status != "online" || !r.Busy {
+		t.Fatalf("busy runner %+v, %v", r, err)
 	}
 	if err := e.c.RemoveRunner(ctx, cfg.Runner.ID); !errors.Is(err, ErrJobStillRunning) || !errors.Is(err, garrison.ErrConflict) {
 		t.Fatalf("remove busy: err = %v", err)

@@ -155,34 +155,50 @@ func (c *Client) GenerateJITConfig(ctx context.Context, scaleSetID int64, name, 
 	return JITConfig{Runner: fromWireRunner(*w.Runner), Encoded: w.EncodedJITConfig, Files: files}, nil
 }
 
+// agentWire is an agent as the agents endpoints return it: the reference client's
+// RunnerReference plus its status.
+type agentWire struct {
+	gha.RunnerReference
+	Status string `json:"status"`
+	Busy   bool   `json:"busy"`
+}
+
 func fromWireRunner(w gha.RunnerReference) Runner {
 	return Runner{ID: int64(w.ID), Name: w.Name, ScaleSetID: int64(w.RunnerScaleSetID)}
 }
 
+func fromWireAgent(w agentWire) Runner {
+	r := fromWireRunner(w.RunnerReference)
+	r.Status, r.Busy = w.Status, w.Busy
+	return r
+}
+
 // Runner returns a runner by id; a missing one is garrison.ErrNotFound.
 func (c *Client) Runner(ctx context.Context, id int64) (Runner, error) {
-	var w gha.RunnerReference
+	var w agentWire
 	r := request{op: "get runner", method: http.MethodGet, want: http.StatusOK, out: &w}
 	if err := c.adminCall(ctx, r, fmt.Sprintf("%s/%d", agentsPath, id), nil); err != nil {
 		return Runner{}, err
 	}
-	return fromWireRunner(w), nil
+	return fromWireAgent(w), nil
 }
 
 // RunnerByName finds a runner by name; a missing one is garrison.ErrNotFound.
 func (c *Client) RunnerByName(ctx context.Context, name string) (Runner, error) {
-	var list gha.RunnerReferenceList
+	var list struct {
+		Value []agentWire `json:"value"`
+	}
 	r := request{op: "find runner", method: http.MethodGet, want: http.StatusOK, out: &list}
 	if err := c.adminCall(ctx, r, agentsPath, url.Values{"agentName": {name}}); err != nil {
 		return Runner{}, err
 	}
-	switch len(list.RunnerReferences) {
+	switch len(list.Value) {
 	case 0:
 		return Runner{}, garrison.Errorf(garrison.ENotFound, "scaleset: runner %q not found", name)
 	case 1:
-		return fromWireRunner(list.RunnerReferences[0]), nil
+		return fromWireAgent(list.Value[0]), nil
 	}
-	return Runner{}, garrison.Errorf(garrison.EConflict, "scaleset: %d runners named %q", len(list.RunnerReferences), name)
+	return Runner{}, garrison.Errorf(garrison.EConflict, "scaleset: %d runners named %q", len(list.Value), name)
 }
 
 // RemoveRunner deletes a runner (204). A busy runner is ErrJobStillRunning; a missing one

@@ -223,3 +223,21 @@ func TestBOMBodies(t *testing.T) {
 		t.Fatalf("error body with BOM: err = %v", err)
 	}
 }
+
+// A Queue whose session was closed by someone else reports it as not found.
+func TestQueueOfAClosedSession(t *testing.T) {
+	e := newEnv(t, forgesim.ScaleSetOptions{})
+	ctx := ctxT(t)
+	s := e.newSet(t)
+	sess, _ := e.c.CreateSession(ctx, s.ID, "me")
+	q := e.c.Queue(sess)
+	if err := e.c.DeleteSession(ctx, s.ID, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Get(ctx, 0, 1); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	if err := q.Close(ctx); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("close: err = %v", err)
+	}
+}

@@ -37,11 +37,15 @@ type Statistics struct {
 	IdleRunners       int
 }
 
-// Runner is a runner (agent) registered with the service.
+// Runner is a runner (agent) registered with the service. Status ("online" or
+// "offline") and Busy are filled when the answer carries them (the agents endpoints do;
+// a JIT configuration's runner does not).
 type Runner struct {
 	ID         int64
 	Name       string
 	ScaleSetID int64
+	Status     string
+	Busy       bool
 }
 
 func fromWireStats(s *gha.RunnerScaleSetStatistic) Statistics {
