@@ -130,7 +130,7 @@ func checkCredentialsWork(t *testing.T, st store.Store) {
 		} else {
 			c, err := github.New(ep, cred, github.Options{})
 			if err == nil {
-				token, _, err = c.RegistrationToken(ctx, e)
+				token, err = c.RegistrationToken(ctx, e)
 			}
 			if err != nil {
 				t.Fatalf("%s with %s: %v", e.FullName(), cred.Name, err)

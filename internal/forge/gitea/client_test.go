@@ -103,13 +103,19 @@ func TestHooksAndJobs(t *testing.T) {
 		sk.mu.Unlock()
 	}))
 	t.Cleanup(srv.Close)
-	h, err := c.CreateHook(ctx, org, srv.URL, "k")
+	h, err := c.InstallHook(ctx, org, srv.URL, "k")
 	if err != nil || h.ID == 0 {
-		t.Fatalf("create hook: %+v %v", h, err)
+		t.Fatalf("install hook: %+v %v", h, err)
+	}
+	if _, err := c.InstallHook(ctx, org, srv.URL+"/", "k"); !errors.Is(err, garrison.ErrConflict) {
+		t.Fatalf("install twice: %v, want a conflict", err)
 	}
 	hs, err := c.ListHooks(ctx, org)
 	if err != nil || len(hs) != 1 || hs[0].URL != srv.URL {
 		t.Fatalf("list hooks: %+v %v", hs, err)
+	}
+	if found, err := c.FindHook(ctx, org, strings.ToUpper(srv.URL)); err != nil || found.ID != h.ID {
+		t.Fatalf("find hook: %+v %v", found, err)
 	}
 	a, _ := sim.QueueJob("acme/app", "ubuntu")
 	b, _ := sim.QueueJob("acme/app", "gpu")
@@ -152,10 +158,27 @@ func TestHooksAndJobs(t *testing.T) {
 	if last.JobID != b || last.Conclusion != "cancelled" || last.RunnerName != "" {
 		t.Fatalf("cancelled event: %+v", last)
 	}
-	if err := c.DeleteHook(ctx, org, h.ID); err != nil {
+	if err := c.RemoveHook(ctx, org, srv.URL); err != nil {
 		t.Fatal(err)
 	}
+	if err := c.RemoveHook(ctx, org, srv.URL); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("remove twice: %v", err)
+	}
 	if err := c.DeleteHook(ctx, org, h.ID); !errors.Is(err, garrison.ErrNotFound) {
-		t.Fatalf("delete twice: %v", err)
+		t.Fatalf("delete a removed hook: %v", err)
+	}
+}
+
+// TestNoJITConfigs checks that Gitea's answer to a JIT request is the domain's sentinel,
+// wrapped, and calls nothing.
+func TestNoJITConfigs(t *testing.T) {
+	sim, c := setup(t)
+	sim.ResetCalls()
+	_, err := c.CreateJITConfig(t.Context(), org, garrison.JITRequest{Name: "x"})
+	if !errors.Is(err, garrison.ErrJITUnsupported) || errors.Is(err, garrison.ErrNotFound) || !strings.Contains(err.Error(), "acme") {
+		t.Fatalf("err %v, want garrison.ErrJITUnsupported naming the organization", err)
+	}
+	if len(sim.Calls()) != 0 {
+		t.Fatalf("calls %v, want none", sim.Calls())
 	}
 }

@@ -10,17 +10,6 @@ import (
 	"github.com/garrison-ci/garrison"
 )
 
-// Runner is a registered Gitea runner.
-type Runner struct {
-	ID        int64
-	Name      string
-	Status    string // online or offline
-	Busy      bool
-	Disabled  bool
-	Ephemeral bool
-	Labels    []string
-}
-
 type runnerJSON struct {
 	ID        int64  `json:"id"`
 	Name      string `json:"name"`
@@ -33,12 +22,18 @@ type runnerJSON struct {
 	} `json:"labels"`
 }
 
-func (r runnerJSON) runner() Runner {
-	out := Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Disabled: r.Disabled, Ephemeral: r.Ephemeral}
+func (r runnerJSON) runner() garrison.Runner {
+	out := garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Ephemeral: r.Ephemeral}
 	for _, l := range r.Labels {
 		out.Labels = append(out.Labels, l.Name)
 	}
 	return out
+}
+
+// CreateJITConfig always fails: Gitea has no just-in-time runner configurations; its
+// runners register with RegistrationToken. The error wraps garrison.ErrJITUnsupported.
+func (c *Client) CreateJITConfig(_ context.Context, e garrison.Entity, _ garrison.JITRequest) (garrison.JITConfig, error) {
+	return garrison.JITConfig{}, fmt.Errorf("gitea: JIT config for %s %q: %w", e.Type, e.FullName(), garrison.ErrJITUnsupported)
 }
 
 // RegistrationToken returns the scope's registration token (Gitea keeps one per scope).
@@ -57,12 +52,12 @@ func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (stri
 const pageSize = 50
 
 // ListRunners returns every runner of the scope.
-func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	p, err := scopePath(e)
 	if err != nil {
 		return nil, err
 	}
-	var out []Runner
+	var out []garrison.Runner
 	for page := 1; ; page++ {
 		var pg struct {
 			Runners    []runnerJSON `json:"runners"`
@@ -81,10 +76,10 @@ func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, 
 }
 
 // GetRunner returns one runner (ENotFound when gone).
-func (c *Client) GetRunner(ctx context.Context, e garrison.Entity, id int64) (Runner, error) {
+func (c *Client) GetRunner(ctx context.Context, e garrison.Entity, id int64) (garrison.Runner, error) {
 	p, err := scopePath(e)
 	if err != nil {
-		return Runner{}, err
+		return garrison.Runner{}, err
 	}
 	var r runnerJSON
 	_, err = c.do(ctx, http.MethodGet, p+"/actions/runners/"+strconv.FormatInt(id, 10), nil, &r)
@@ -101,14 +96,6 @@ func (c *Client) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) 
 	return err
 }
 
-// Hook is an installed Gitea webhook.
-type Hook struct {
-	ID     int64
-	URL    string
-	Events []string
-	Active bool
-}
-
 type hookJSON struct {
 	ID     int64             `json:"id"`
 	Active bool              `json:"active"`
@@ -116,15 +103,21 @@ type hookJSON struct {
 	Config map[string]string `json:"config"`
 }
 
-func (h hookJSON) hook() Hook {
-	return Hook{ID: h.ID, URL: h.Config["url"], Events: h.Events, Active: h.Active}
+func (h hookJSON) hook() garrison.Hook {
+	return garrison.Hook{ID: h.ID, URL: h.Config["url"], Events: h.Events, Active: h.Active}
 }
 
-// CreateHook installs a workflow_job webhook signed with secret.
-func (c *Client) CreateHook(ctx context.Context, e garrison.Entity, url, secret string) (Hook, error) {
+// InstallHook installs a workflow_job webhook signed with secret. An existing hook with
+// the same URL gives EConflict.
+func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret string) (garrison.Hook, error) {
 	p, err := scopePath(e)
 	if err != nil {
-		return Hook{}, err
+		return garrison.Hook{}, err
+	}
+	if _, err := c.FindHook(ctx, e, url); err == nil {
+		return garrison.Hook{}, garrison.Errorf(garrison.EConflict, "gitea: a hook for %s is already installed on %s", url, scopeName(e))
+	} else if garrison.CodeOf(err) != garrison.ENotFound {
+		return garrison.Hook{}, err
 	}
 	in := map[string]any{
 		"type": "gitea", "active": true, "events": []string{"workflow_job"},
@@ -136,12 +129,12 @@ func (c *Client) CreateHook(ctx context.Context, e garrison.Entity, url, secret 
 }
 
 // ListHooks returns every hook of the scope.
-func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]Hook, error) {
+func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]garrison.Hook, error) {
 	p, err := scopePath(e)
 	if err != nil {
 		return nil, err
 	}
-	var out []Hook
+	var out []garrison.Hook
 	for page := 1; ; page++ {
 		var hs []hookJSON
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/hooks?page=%d&limit=%d", p, page, pageSize), nil, &hs); err != nil {
@@ -156,7 +149,30 @@ func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]Hook, erro
 	}
 }
 
-// DeleteHook removes a hook.
+// FindHook returns the hook whose URL is url (garrison.SameHookURL), or ENotFound.
+func (c *Client) FindHook(ctx context.Context, e garrison.Entity, url string) (garrison.Hook, error) {
+	hooks, err := c.ListHooks(ctx, e)
+	if err != nil {
+		return garrison.Hook{}, err
+	}
+	for _, h := range hooks {
+		if garrison.SameHookURL(h.URL, url) {
+			return h, nil
+		}
+	}
+	return garrison.Hook{}, garrison.Errorf(garrison.ENotFound, "gitea: no hook for %s on %s", url, scopeName(e))
+}
+
+// RemoveHook deletes the hook whose URL is url (ENotFound when there is none).
+func (c *Client) RemoveHook(ctx context.Context, e garrison.Entity, url string) error {
+	h, err := c.FindHook(ctx, e, url)
+	if err != nil {
+		return err
+	}
+	return c.DeleteHook(ctx, e, h.ID)
+}
+
+// DeleteHook removes a hook by its id.
 func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) error {
 	p, err := scopePath(e)
 	if err != nil {
@@ -165,6 +181,9 @@ func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) er
 	_, err = c.do(ctx, http.MethodDelete, p+"/hooks/"+strconv.FormatInt(id, 10), nil, nil)
 	return err
 }
+
+// RateLimit reports no budget: Gitea sends no rate-limit headers.
+func (c *Client) RateLimit() (garrison.RateLimit, bool) { return garrison.RateLimit{}, false }
 
 type jobJSON struct {
 	ID         int64    `json:"id"`

@@ -4,9 +4,12 @@
 // A Client serves one credential on one endpoint:
 //
 //	c, err := github.New(endpoint, credentials, github.Options{Logger: log})
-//	cfg, err := c.CreateJITConfig(ctx, entity, github.JITRequest{Name: "garrison-x", RunnerGroup: "", Labels: tags})
+//	cfg, err := c.CreateJITConfig(ctx, entity, garrison.JITRequest{Name: "garrison-x", Labels: tags})
 //
-// Every operation takes the entity (repository, organization or enterprise) it acts on.
+// Every operation takes the entity (repository, organization or enterprise) it acts on
+// and answers the domain's types (garrison.Runner, garrison.JITConfig, garrison.Hook,
+// garrison.HookDelivery; runner downloads in the provider wire shape). The Gitea client
+// has the same method set, so the forge hub routes calls without converting.
 // Failures wrap a *garrison.Error (404 → ENotFound, 401/403 → EUnauthorized, 409 →
 // EConflict, 422 → EUnprocessable, 400 → EInvalid) together with the go-github error, so
 // both errors.Is(err, garrison.ErrNotFound) and errors.As(err, *github.ErrorResponse) work.

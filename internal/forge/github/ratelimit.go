@@ -28,6 +28,15 @@ func (c *Client) RateLimits() []RateStatus {
 	return c.rt.snapshot()
 }
 
+// RateLimit returns the last known core budget of the client's credential, without
+// calling the forge; false until an answer carried one.
+func (c *Client) RateLimit() (garrison.RateLimit, bool) {
+	c.rt.mu.Lock()
+	defer c.rt.mu.Unlock()
+	rl, ok := c.rt.budgets["core"]
+	return rl, ok
+}
+
 // rateTransport sits between go-github and the authenticated transport: it records the
 // rate headers, waits out limits and revalidates cached GET responses.
 type rateTransport struct {
