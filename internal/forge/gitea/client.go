@@ -168,11 +168,24 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (*htt
 		return resp, apiError(method, path, resp.StatusCode, b)
 	}
 	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			return resp, fmt.Errorf("gitea: %s %s: decode: %w", method, path, err)
+		if err := decode(b, out); err != nil {
+			return resp, fmt.Errorf("gitea: %s %s: %w", method, path, err)
 		}
 	}
 	return resp, nil
+}
+
+// errMalformed classifies an answer garrison cannot read: the forge said something, but
+// not what its API documents.
+var errMalformed = &garrison.Error{Code: garrison.EUnprocessable, Message: "the forge's answer is malformed"}
+
+// decode decodes a JSON answer into out; a malformed one wraps errMalformed (and the
+// JSON error).
+func decode(b []byte, out any) error {
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%w: %w", errMalformed, err)
+	}
+	return nil
 }
 
 func apiError(method, path string, status int, body []byte) error {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -180,5 +181,36 @@ func TestNoJITConfigs(t *testing.T) {
 	}
 	if len(sim.Calls()) != 0 {
 		t.Fatalf("calls %v, want none", sim.Calls())
+	}
+}
+
+// TestEndlessListingIsBounded: a server that always answers a full page of hooks (its
+// listing never ends) gets an EUnprocessable error after a bounded number of pages, not
+// an endless loop; a malformed answer is EUnprocessable too.
+func TestEndlessListingIsBounded(t *testing.T) {
+	var pages atomic.Int32
+	full := "[" + strings.TrimSuffix(strings.Repeat(`{"id":1,"config":{"url":"https://x"}},`, 50), ",") + "]"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages.Add(1)
+		if strings.Contains(r.URL.Path, "/orgs/broken/") {
+			_, _ = io.WriteString(w, `{"runners":[{"id":"one"}]}`)
+			return
+		}
+		_, _ = io.WriteString(w, full)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gitea.New(garrison.Endpoint{Name: "g", BaseURL: srv.URL}, garrison.Credentials{PAT: token}, gitea.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListHooks(t.Context(), org); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Fatalf("endless listing: %v, want EUnprocessable", err)
+	}
+	if n := pages.Load(); n > 1000 {
+		t.Fatalf("%d pages fetched, want at most 1000", n)
+	}
+	broken := garrison.Entity{Type: garrison.Organization, Name: "broken"}
+	if _, err := c.ListRunners(t.Context(), broken); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Fatalf("malformed answer: %v, want EUnprocessable", err)
 	}
 }

@@ -51,6 +51,27 @@ func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (stri
 
 const pageSize = 50
 
+// maxPages bounds every listing: a forge that keeps answering full pages (or a total it
+// never reaches) gets an error, not an endless loop.
+const maxPages = 1000
+
+// errTooManyPages answers a listing longer than maxPages pages.
+func errTooManyPages(what string) error {
+	return fmt.Errorf("gitea: %s: more than %d pages: %w", what, maxPages, errMalformed)
+}
+
+// runnerPage is one page of a runner listing.
+type runnerPage struct {
+	Runners    []runnerJSON `json:"runners"`
+	TotalCount int          `json:"total_count"`
+}
+
+// jobPage is one page of a job listing.
+type jobPage struct {
+	Jobs       []jobJSON `json:"jobs"`
+	TotalCount int       `json:"total_count"`
+}
+
 // ListRunners returns every runner of the scope.
 func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	p, err := scopePath(e)
@@ -58,11 +79,8 @@ func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison
 		return nil, err
 	}
 	var out []garrison.Runner
-	for page := 1; ; page++ {
-		var pg struct {
-			Runners    []runnerJSON `json:"runners"`
-			TotalCount int          `json:"total_count"`
-		}
+	for page := 1; page <= maxPages; page++ {
+		var pg runnerPage
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/actions/runners?page=%d&limit=%d", p, page, pageSize), nil, &pg); err != nil {
 			return nil, err
 		}
@@ -73,6 +91,7 @@ func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison
 			return out, nil
 		}
 	}
+	return nil, errTooManyPages("list runners")
 }
 
 // GetRunner returns one runner (ENotFound when gone).
@@ -135,7 +154,7 @@ func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]garrison.H
 		return nil, err
 	}
 	var out []garrison.Hook
-	for page := 1; ; page++ {
+	for page := 1; page <= maxPages; page++ {
 		var hs []hookJSON
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/hooks?page=%d&limit=%d", p, page, pageSize), nil, &hs); err != nil {
 			return nil, err
@@ -147,6 +166,7 @@ func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]garrison.H
 			return out, nil
 		}
 	}
+	return nil, errTooManyPages("list hooks")
 }
 
 // FindHook returns the hook whose URL is url (garrison.SameHookURL), or ENotFound.
@@ -205,24 +225,27 @@ func (c *Client) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.
 		return nil, err
 	}
 	var out []garrison.Job
-	for page := 1; ; page++ {
-		var pg struct {
-			Jobs       []jobJSON `json:"jobs"`
-			TotalCount int       `json:"total_count"`
-		}
+	for page := 1; page <= maxPages; page++ {
+		var pg jobPage
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/actions/jobs?status=queued&page=%d&limit=%d", p, page, pageSize), nil, &pg); err != nil {
 			return nil, err
 		}
 		for _, j := range pg.Jobs {
-			created, _ := time.Parse(time.RFC3339, j.CreatedAt)
-			out = append(out, garrison.Job{
-				ID: j.ID, RunID: j.RunID, Action: garrison.JobQueued, Status: j.Status, Conclusion: j.Conclusion,
-				Name: j.Name, Labels: j.Labels, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
-				WorkflowRunURL: garrison.RunPageURL(j.HTMLURL, "", j.RunID), CreatedAt: created,
-			})
+			out = append(out, j.job())
 		}
 		if len(pg.Jobs) < pageSize || len(out) >= pg.TotalCount {
 			return out, nil
 		}
+	}
+	return nil, errTooManyPages("list jobs")
+}
+
+// job is the queued job in the domain's shape; an unreadable creation time is zero.
+func (j jobJSON) job() garrison.Job {
+	created, _ := time.Parse(time.RFC3339, j.CreatedAt)
+	return garrison.Job{
+		ID: j.ID, RunID: j.RunID, Action: garrison.JobQueued, Status: j.Status, Conclusion: j.Conclusion,
+		Name: j.Name, Labels: j.Labels, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
+		WorkflowRunURL: garrison.RunPageURL(j.HTMLURL, "", j.RunID), CreatedAt: created,
 	}
 }

@@ -2,7 +2,6 @@ package gitea
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,6 +58,11 @@ func (c *Client) fetchDownloads(ctx context.Context, toolsURL string) ([]provide
 	if err != nil {
 		return nil, err
 	}
+	return pickDownloads(rels, toolsURL)
+}
+
+// pickDownloads chooses the release (see fetchDownloads) and lists its runner binaries.
+func pickDownloads(rels []releaseJSON, toolsURL string) ([]provider.RunnerApplicationDownload, error) {
 	if len(rels) == 0 {
 		return nil, garrison.Errorf(garrison.ENotFound, "gitea: %s lists no runner release", toolsURL)
 	}
@@ -96,21 +100,26 @@ func (c *Client) releases(ctx context.Context, toolsURL string) ([]releaseJSON, 
 	default:
 		return nil, garrison.Errorf(garrison.EInternal, "gitea: runner releases at %s: HTTP %d", toolsURL, resp.StatusCode)
 	}
-	var rels []releaseJSON
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&rels); err != nil {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
 		return nil, fmt.Errorf("gitea: runner releases: %w", err)
+	}
+	var rels []releaseJSON
+	if err := decode(b, &rels); err != nil {
+		return nil, fmt.Errorf("gitea: runner releases at %s: %w", toolsURL, err)
 	}
 	return rels, nil
 }
 
 // parseAssets maps <prefix><version>-<os>-<arch>[.exe] assets to downloads. The
-// architecture is Go's name: a variant suffix is dropped (arm-7 is arm).
+// architecture is Go's name: a variant suffix is dropped (arm-7 is arm). An asset whose
+// download URL is not an http(s) URL is skipped: instances fetch it.
 func parseAssets(rel releaseJSON) []provider.RunnerApplicationDownload {
 	version := strings.TrimPrefix(rel.TagName, "v")
 	var out []provider.RunnerApplicationDownload
 	for _, a := range rel.Assets {
 		rest, ok := cutRunnerPrefix(a.Name, version)
-		if !ok || strings.HasSuffix(rest, ".sha256") || strings.HasSuffix(rest, ".xz") {
+		if !ok || strings.HasSuffix(rest, ".sha256") || strings.HasSuffix(rest, ".xz") || !garrison.ValidURL(a.URL) {
 			continue
 		}
 		rest = strings.TrimSuffix(rest, ".exe")
