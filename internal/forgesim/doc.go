@@ -69,7 +69,9 @@
 // validation errors. Every response has X-GitHub-Request-Id and, unless rate limiting is
 // disabled, x-ratelimit-{limit,used,remaining,reset,resource} per credential and resource.
 // A spent budget answers 403 (or 429) with remaining 0; a secondary limit answers 403/429
-// with Retry-After and the secondary-rate-limits documentation_url. GETs carry a weak
+// with Retry-After and the secondary-rate-limits documentation_url (TriggerSecondaryLimit);
+// TriggerStaleRateLimit answers a spent budget whose reset time has passed already.
+// CallLog lists every call with its time, to count requests over time. GETs carry a weak
 // ETag; a matching If-None-Match gets 304, which is not charged.
 //
 // # Gitea HTTP API (under /api/v1; {scope} = repos/{owner}/{repo} | orgs/{org} | admin)

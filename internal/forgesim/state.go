@@ -25,8 +25,10 @@ type state struct {
 	hooks       map[int64]*hook
 	deliveries  []*Delivery // oldest first
 	calls       map[CallKey]int
+	callLog     []Call // bounded by maxCallLog
 	budgets     map[budgetKey]*budget
 	secondary   secondaryFault
+	stale       staleFault
 	unreachable map[string]bool // scope keys answering 404 (SetUnreachable)
 	actions     actions         // the Actions service (runner scale sets)
 }
