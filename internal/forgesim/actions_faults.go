@@ -151,3 +151,20 @@ func (s *Sim) CompleteEarly(jobID int64) error {
 	s.emitSetLocked(j, "JobCompleted", func(e *jobEvent) { e.Result, e.FinishTime = "succeeded", s.now().UTC() })
 	return nil
 }
+
+// StrandRunner cuts a runner off as an outage can: it shows offline (REST API and agents
+// endpoints) and never gets a job, though its process may keep polling. Busy runners
+// cannot be stranded.
+func (s *Sim) StrandRunner(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rn := s.st.runners[id]
+	switch {
+	case rn == nil:
+		return fmt.Errorf("forgesim: runner %d: %w", id, garrison.ErrNotFound)
+	case rn.busy:
+		return garrison.Errorf(garrison.EConflict, "forgesim: runner %d is running job %d", id, rn.jobID)
+	}
+	rn.stranded, rn.online = true, false
+	return nil
+}

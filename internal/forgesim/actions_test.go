@@ -254,6 +254,9 @@ func TestActionsSimRoutes(t *testing.T) {
 	if resp, _ := call(t, "POST", url+"/_sim/jobs/"+itoa(jobID)+"/complete-early", "", nil); resp.StatusCode != 409 {
 		t.Fatalf("complete early a waiting job: %d", resp.StatusCode)
 	}
+	if resp, _ := call(t, "POST", url+"/_sim/runners/4242/strand", "", nil); resp.StatusCode != 404 {
+		t.Fatalf("strand a missing runner: %d", resp.StatusCode)
+	}
 	if resp, _ := call(t, "POST", url+"/_sim/scalesets/"+id+"/expire-queue-tokens", "", nil); resp.StatusCode != 204 {
 		t.Fatalf("expire: %d", resp.StatusCode)
 	}
