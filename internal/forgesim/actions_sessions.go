@@ -137,6 +137,8 @@ func (s *Sim) asGetMessage(r *http.Request, c caller) reply {
 			return reply{status: http.StatusAccepted}
 		case <-r.Context().Done():
 			return reply{status: http.StatusAccepted}
+		case <-s.closing:
+			return reply{status: http.StatusAccepted}
 		}
 	}
 }
