@@ -57,6 +57,14 @@ func (s *Sim) FailScaleSetCalls(n, status int) {
 	s.st.actions.faults.failN, s.st.actions.faults.failStatus = n, status
 }
 
+// FailRegistrations makes the next n runner-registration calls answer status (the
+// service refuses a fresh registration token for a moment with 401 or 403; clients retry).
+func (s *Sim) FailRegistrations(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.actions.faults.regFailN, s.st.actions.faults.regStatus = n, status
+}
+
 // SetScaleSetOutage stalls every message stream while on: polls are held and answer 202
 // whatever is queued; events pile up and are delivered when it ends.
 func (s *Sim) SetScaleSetOutage(on bool) {

@@ -123,7 +123,7 @@
 // Go API: Options.ScaleSets / SetScaleSetOptions (Hold, token lifetimes, SessionIdle,
 // BatchSize, Available, BOM, MaxRequeues), ScaleSets() (sessions, un-acked and pending
 // messages, last X-ScaleSetMaxCapacity, statistics), Jobs()[i].ScaleSetID,
-// Runners()[i].ScaleSetID. Faults: FailScaleSetCalls(n, status), SetScaleSetOutage(on)
+// Runners()[i].ScaleSetID. Faults: FailScaleSetCalls(n, status), FailRegistrations(n, status), SetScaleSetOutage(on)
 // (polls stall: held, then 202), ExpireQueueTokens(set), ExpireAdminTokens(),
 // OpenForeignSession(set, owner) (a conflict for the next create), CancelAssignment(job)
 // (JobCompleted "canceled", then offered again, up to MaxRequeues), CompleteEarly(job)
