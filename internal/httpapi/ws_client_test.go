@@ -29,7 +29,8 @@ type streamHarness struct {
 func newStreamHarness(t *testing.T, edit ...func(*httpapi.Options)) *streamHarness {
 	t.Helper()
 	sh := &streamHarness{events: events.NewHub(), logs: logstream.NewHub()}
-	sh.logger = slog.New(logstream.Handler(slog.DiscardHandler, sh.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
+	sh.logger = slog.New(logstream.Handler(slog.NewTextHandler(io.Discard, opts), sh.logs, opts))
 	open := func(tb testing.TB) store.Store { return events.Wrap(openSQLite(tb), sh.events) }
 	edit = append([]func(*httpapi.Options){func(o *httpapi.Options) {
 		o.Events, o.Logs, o.Logger = sh.events, sh.logs, sh.logger
