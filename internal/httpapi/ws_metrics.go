@@ -6,42 +6,12 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/apiv1"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // DefaultMetricsInterval is how often the metrics stream sends a snapshot (MS-1).
 const DefaultMetricsInterval = 5 * time.Second
-
-// metricsSnapshot is the frame of GET /api/v1/ws/metrics (§1.4): lists are never null.
-type metricsSnapshot struct {
-	Entities  []snapshotEntity `json:"entities"`
-	Pools     []snapshotPool   `json:"pools"`
-	ScaleSets []snapshotPool   `json:"scale_sets"` // garrison has no scale sets: always []
-}
-
-type snapshotEntity struct {
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	Type          string `json:"type"`
-	Endpoint      string `json:"endpoint"`
-	PoolCount     int    `json:"pool_count"`
-	ScaleSetCount int    `json:"scale_set_count"`
-	Healthy       bool   `json:"healthy"`
-}
-
-// snapshotPool carries only its owner's name key (repo_name, org_name or enterprise_name).
-type snapshotPool struct {
-	ID                 string         `json:"id"`
-	ProviderName       string         `json:"provider_name"`
-	OSType             string         `json:"os_type"`
-	MaxRunners         uint           `json:"max_runners"`
-	Enabled            bool           `json:"enabled"`
-	RepoName           string         `json:"repo_name,omitempty"`
-	OrgName            string         `json:"org_name,omitempty"`
-	EnterpriseName     string         `json:"enterprise_name,omitempty"`
-	RunnerCounts       map[string]int `json:"runner_counts"`
-	RunnerStatusCounts map[string]int `json:"runner_status_counts"`
-}
 
 // snapshotFrame reads the store and encodes one snapshot.
 func (s *Server) snapshotFrame(ctx context.Context) ([]byte, error) {
@@ -53,8 +23,8 @@ func (s *Server) snapshotFrame(ctx context.Context) ([]byte, error) {
 	return json.Marshal(snap)
 }
 
-func (s *Server) metricsSnapshot(ctx context.Context) (metricsSnapshot, error) {
-	snap := metricsSnapshot{Entities: []snapshotEntity{}, Pools: []snapshotPool{}, ScaleSets: []snapshotPool{}}
+func (s *Server) metricsSnapshot(ctx context.Context) (apiv1.MetricsSnapshot, error) {
+	snap := apiv1.MetricsSnapshot{Entities: []apiv1.SnapshotEntity{}, Pools: []apiv1.SnapshotPool{}, ScaleSets: []apiv1.SnapshotPool{}}
 	ents, err := s.store.ListEntities(ctx, store.EntityFilter{})
 	if err != nil {
 		return snap, err
@@ -78,7 +48,7 @@ func (s *Server) metricsSnapshot(ctx context.Context) (metricsSnapshot, error) {
 	}
 	countRunners(snap.Pools, insts)
 	for _, e := range ents {
-		v := snapshotEntity{ID: e.ID, Name: e.FullName(), Type: string(e.Type), Endpoint: e.Endpoint,
+		v := apiv1.SnapshotEntity{ID: e.ID, Name: e.FullName(), Type: string(e.Type), Endpoint: e.Endpoint,
 			PoolCount: poolCount[e.ID]}
 		if pm := s.opts.PoolManagers; pm != nil {
 			v.Healthy, _ = pm.Status(e.ID)
@@ -88,8 +58,8 @@ func (s *Server) metricsSnapshot(ctx context.Context) (metricsSnapshot, error) {
 	return snap, nil
 }
 
-func snapshotPoolOf(p garrison.Pool, e garrison.Entity) snapshotPool {
-	v := snapshotPool{ID: p.ID, ProviderName: p.ProviderName, OSType: p.OSType, MaxRunners: p.MaxRunners,
+func snapshotPoolOf(p garrison.Pool, e garrison.Entity) apiv1.SnapshotPool {
+	v := apiv1.SnapshotPool{ID: p.ID, ProviderName: p.ProviderName, OSType: p.OSType, MaxRunners: p.MaxRunners,
 		Enabled: p.Enabled, RunnerCounts: map[string]int{}, RunnerStatusCounts: map[string]int{}}
 	switch p.EntityType {
 	case garrison.Repository:
@@ -104,7 +74,7 @@ func snapshotPoolOf(p garrison.Pool, e garrison.Entity) snapshotPool {
 
 // countRunners adds each instance to its pool's counts by status and, when set, by
 // runner status.
-func countRunners(pools []snapshotPool, insts []garrison.Instance) {
+func countRunners(pools []apiv1.SnapshotPool, insts []garrison.Instance) {
 	idx := make(map[string]int, len(pools))
 	for i, p := range pools {
 		idx[p.ID] = i
