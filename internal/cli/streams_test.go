@@ -236,4 +236,3 @@ func FuzzLogFormat(f *testing.F) {
 		}
 	})
 }
-
