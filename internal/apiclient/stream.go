@@ -29,8 +29,9 @@ const (
 // Stream is an open websocket session on one of the server's streams. Next returns its
 // frames; Send writes a text frame (the event subscription). Close ends it.
 type Stream struct {
-	conn *websocket.Conn
-	done chan struct{}
+	conn  *websocket.Conn
+	done  chan struct{}
+	pongs chan struct{}
 	once sync.Once
 	mu   sync.Mutex // serializes writes (Send and the keep-alive pings)
 }
@@ -61,10 +62,17 @@ func (c *Client) Stream(ctx context.Context, path string) (*Stream, error) {
 		return nil, err
 	}
 	c.logf("GET %s -> 101", u.Redacted())
-	s := &Stream{conn: conn, done: make(chan struct{})}
+	s := &Stream{conn: conn, done: make(chan struct{}), pongs: make(chan struct{}, 1)}
 	alive := func() { _ = conn.SetReadDeadline(time.Now().Add(streamPongWait)) }
 	alive()
-	conn.SetPongHandler(func(string) error { alive(); return nil })
+	conn.SetPongHandler(func(string) error {
+		alive()
+		select {
+		case s.pongs <- struct{}{}:
+		default:
+		}
+		return nil
+	})
 	go s.keepAlive()
 	return s, nil
 }
@@ -84,6 +92,30 @@ func (s *Stream) keepAlive() {
 				return
 			}
 		}
+	}
+}
+
+// Sync returns once the server has answered a ping, so it has handled every message sent
+// before (the server reads them in order): a subscription sent before Sync is in force
+// after it. Another goroutine must be reading with Next meanwhile.
+func (s *Stream) Sync(ctx context.Context) error {
+	select {
+	case <-s.pongs: // a stale pong from a keep-alive ping
+	default:
+	}
+	s.mu.Lock()
+	err := s.conn.WriteControl(websocket.PingMessage, []byte("sync"), time.Now().Add(streamWriteWait))
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	select {
+	case <-s.pongs:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.done:
+		return ErrStreamClosed
 	}
 }
 
