@@ -32,8 +32,8 @@ type Stream struct {
 	conn  *websocket.Conn
 	done  chan struct{}
 	pongs chan struct{}
-	once sync.Once
-	mu   sync.Mutex // serializes writes (Send and the keep-alive pings)
+	once  sync.Once
+	mu    sync.Mutex // serializes writes (Send and the keep-alive pings)
 }
 
 // Stream opens a websocket session on path (one of EventsStream, LogsStream,
