@@ -3,6 +3,7 @@ package testbed_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -45,7 +46,13 @@ func (l *streamLog) snapshot() [][]byte {
 // simulation provider, stand-in runner), the event stream reports the pool, the job and
 // the runner instance as they are created, updated and deleted, in order per object,
 // and the log stream carries the server's log records as JSON.
+//
+// It takes about 30 s, so it runs with GARRISON_E2E_SLOW=1 only; the websocket tests of
+// internal/httpapi cover the same protocol in the default run.
 func TestE2EStreams(t *testing.T) {
+	if os.Getenv(e2eSlowEnv) != "1" {
+		t.Skipf("set %s=1 to run a job through the whole system with both streams open", e2eSlowEnv)
+	}
 	e := newE2E(t, 200*time.Millisecond)
 	ctx := t.Context()
 	evs, err := e.API.Stream(ctx, apiclient.EventsStream)
