@@ -67,6 +67,9 @@ func New(opts Options) (*Server, error) {
 		if s.metrics, err = newHTTPMetrics(opts.Registerer); err != nil {
 			return nil, err
 		}
+		if err := s.registerDropped(opts.Registerer); err != nil {
+			return nil, err
+		}
 	}
 	s.routes()
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/httpapi"
+	"github.com/garrison-ci/garrison/internal/logstream"
 	"github.com/gorilla/websocket"
 )
 
@@ -167,5 +168,32 @@ func TestMetricsStream(t *testing.T) {
 			t.Errorf("runner_counts %v, want {}", p["runner_counts"])
 		}
 		return
+	}
+}
+
+// TestDroppedMetric: garrison_events_dropped_total counts, per stream, what the hubs
+// dropped for slow clients.
+func TestDroppedMetric(t *testing.T) {
+	h := newStreamHarness(t)
+	slow := h.logs.Subscribe() // never read
+	defer h.logs.Unsubscribe(slow)
+	for range logstream.SubscriberQueue + 7 {
+		h.logger.Info("filler")
+	}
+	families, err := h.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "garrison_events_dropped_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			got[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	if got["logs"] != 7 || got["events"] != 0 || len(got) != 2 {
+		t.Errorf("garrison_events_dropped_total = %v, want logs 7, events 0", got)
 	}
 }
