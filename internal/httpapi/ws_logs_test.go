@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,38 @@ func TestDroppedMetric(t *testing.T) {
 	}
 	if got["logs"] != 7 || got["events"] != 0 || len(got) != 2 {
 		t.Errorf("garrison_events_dropped_total = %v, want logs 7, events 0", got)
+	}
+}
+
+// TestSlowClientDisconnected: a client that stops reading holds at most its bounded queue
+// and the socket buffers; once a frame cannot be written within the write deadline the
+// server ends the session, and the client is no longer a subscriber.
+func TestSlowClientDisconnected(t *testing.T) {
+	h := newStreamHarness(t)
+	tok := h.ready()
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+	conn, _, err := d.DialContext(t.Context(), h.wsURL(api("/ws/logs")), http.Header{"Authorization": {"Bearer " + tok}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close() // never read: the socket buffers fill up
+	for i := 0; !h.logs.Active(); i++ {
+		if i > 1000 {
+			t.Fatal("the session never subscribed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	filler := strings.Repeat("x", 8<<10)
+	for i := 0; h.logs.Active(); i++ {
+		if i > 100000 {
+			t.Fatal("the server kept a client that reads nothing")
+		}
+		h.logger.Info("filler", "data", filler) // never blocks, whatever the client does
+		if i%100 == 99 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if h.logs.Dropped() == 0 {
+		t.Error("nothing dropped for a client that read nothing")
 	}
 }
