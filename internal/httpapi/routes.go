@@ -55,6 +55,7 @@ func (s *Server) registerAPI() {
 	s.route(m, "DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
 
 	s.registerAgentRoutes()
+	s.registerStreams()
 	m.HandleFunc("/", notFoundHandler)
 }
 
