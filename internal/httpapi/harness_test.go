@@ -165,6 +165,9 @@ func newHarness(t testing.TB, open func(testing.TB) store.Store, edit ...func(*h
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := httpapi.SeedTemplates(context.Background(), h.store); err != nil {
+		t.Fatal(err)
+	}
 	h.srv = httptest.NewServer(s)
 	t.Cleanup(h.srv.Close)
 	return h
