@@ -126,6 +126,7 @@ func (s *Store) DeleteTemplate(ctx context.Context, id uint) error {
 		if err != nil || !ok {
 			return err
 		}
+		// Scale sets, when garrison stores them, must be checked here too.
 		used, err := c.exists(ctx, `SELECT 1 FROM pools WHERE template_id = ? LIMIT 1`, int64(id))
 		if err != nil {
 			return err
