@@ -9,10 +9,40 @@ import (
 	"text/template"
 )
 
+// MaxScriptBytes bounds a rendered install script.
+const MaxScriptBytes = 4 << 20
+
+// errTooLarge stops a render whose output passed MaxScriptBytes.
+var errTooLarge = fmt.Errorf("the rendered script is larger than %d bytes", MaxScriptBytes)
+
+// limitedBuffer is a bytes.Buffer that refuses to grow past max.
+type limitedBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if l.buf.Len()+len(p) > l.max {
+		return 0, errTooLarge
+	}
+	return l.buf.Write(p)
+}
+
+// parseTemplate parses a runner install template with the functions templates may use.
+func parseTemplate(data []byte) (*template.Template, error) {
+	return template.New(templateName).Funcs(quoteFuncs).Parse(string(data))
+}
+
+// templateName names parsed user and stored templates in error messages.
+const templateName = "runner_install_template"
+
 // InstallContext is what an install script template is rendered against
 // (instance-api.md §6). The field names are part of the contract: user templates given as
 // extra_specs.runner_install_template reference them.
 type InstallContext struct {
+	// Forge is the forge type of the runner's entity, "github" or "gitea" (a garrison
+	// addition: the system templates serve both forges from one script).
+	Forge             string
 	FileName          string // runner archive file name
 	DownloadURL       string // runner archive URL
 	TempDownloadToken string // bearer token for DownloadURL, "" if none
@@ -78,14 +108,8 @@ const (
 // installTemplates maps an OS type to its built-in install script; the forge type selects
 // the branches inside.
 var installTemplates = map[string]*template.Template{
-	OSLinux:   mustTemplate("install_linux.sh.tmpl"),
-	OSWindows: mustTemplate("install_windows.ps1.tmpl"),
-}
-
-// builtinData is the input of the built-in templates.
-type builtinData struct {
-	InstallContext
-	Forge string
+	OSLinux:   mustTemplate(installFiles[OSLinux]),
+	OSWindows: mustTemplate(installFiles[OSWindows]),
 }
 
 // InstallScript renders the built-in install script for forgeType (github, gitea) and
@@ -95,30 +119,44 @@ func InstallScript(forgeType, osType string, c InstallContext) ([]byte, error) {
 	if !ok || (forgeType != ForgeGitHub && forgeType != ForgeGitea) {
 		return nil, fmt.Errorf("%w for %s/%s", ErrNoTemplate, forgeType, osType)
 	}
-	c.Normalize()
-	if forgeType == ForgeGitea {
-		c.UseJITConfig = false // Gitea has no JIT runners
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, builtinData{InstallContext: c, Forge: forgeType}); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRender, err)
-	}
-	return buf.Bytes(), nil
+	c.Forge = forgeType
+	return execute(t, c)
 }
 
-// RenderTemplate renders a user template with plain text/template semantics (no custom
-// functions) against c (instance-api.md §6 S-2).
+// RenderTemplate renders a stored or user template against c with text/template
+// semantics (instance-api.md §6 S-2). Besides the standard functions, templates may use
+// sh and ps, which quote a value as one POSIX shell word and one PowerShell string (a
+// garrison addition the system templates use). Rendering stops with ErrRender when the
+// script grows past MaxScriptBytes.
 func RenderTemplate(tmpl []byte, c InstallContext) ([]byte, error) {
-	c.Normalize()
-	t, err := template.New("runner_install_template").Parse(string(tmpl))
+	t, err := parseTemplate(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
-	var buf bytes.Buffer
-	if err := t.Execute(&buf, c); err != nil {
+	return execute(t, c)
+}
+
+// execute renders t against c, normalized; for Gitea, JIT is always off (Gitea has no
+// JIT runners).
+func execute(t *template.Template, c InstallContext) ([]byte, error) {
+	out, err := executeRaw(t, c)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRender, err)
 	}
-	return buf.Bytes(), nil
+	return out, nil
+}
+
+// executeRaw is execute with text/template's error as it is.
+func executeRaw(t *template.Template, c InstallContext) ([]byte, error) {
+	c.Normalize()
+	if c.Forge == ForgeGitea {
+		c.UseJITConfig = false
+	}
+	w := &limitedBuffer{max: MaxScriptBytes}
+	if err := t.Execute(w, c); err != nil {
+		return nil, err
+	}
+	return w.buf.Bytes(), nil
 }
 
 // ExtraSpecs are the keys of a pool's extra specs the manager reads itself

@@ -83,7 +83,12 @@ func TestRenderTemplate(t *testing.T) {
 	if err != nil || string(got) != "garm-abc jwt-token runner:runner [] true false" {
 		t.Fatalf("%q %v", got, err)
 	}
-	for _, bad := range []string{"{{ .Nope }}", "{{ sh .RunnerName }}", "{{ if }}"} {
+	// sh and ps quote for bash and PowerShell (a garrison addition the system templates use).
+	got, err = RenderTemplate([]byte(`{{ sh .TempDownloadToken }} {{ ps .TempDownloadToken }}`), testContext(false))
+	if err != nil || string(got) != `'dl'\''tok' 'dl''tok'` {
+		t.Fatalf("quoting: %q %v", got, err)
+	}
+	for _, bad := range []string{"{{ .Nope }}", "{{ shout .RunnerName }}", "{{ if }}"} {
 		if _, err := RenderTemplate([]byte(bad), testContext(false)); !errors.Is(err, ErrRender) {
 			t.Fatalf("%q: %v", bad, err)
 		}

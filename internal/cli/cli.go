@@ -91,6 +91,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.orgCmd(),
 		a.enterpriseCmd(),
 		a.poolCmd(),
+		a.templateCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),
 		a.providerCmd(),

@@ -51,6 +51,7 @@ type expected struct {
 	Instances         []expectedInstance
 	Jobs              []expectedJob
 	Objects           []struct{ Name string }
+	Templates         []expectedTemplate
 }
 
 type expectedCreds struct {
@@ -103,8 +104,11 @@ type expectedPool struct {
 	ExtraSpecs             json.RawMessage `json:"extra_specs"`
 	RunnerGroup            string          `json:"github_runner_group"`
 	Generation             uint64
-	Template               *struct{ Name string }
-	Proxy                  *struct{ Name string }
+	Template               *struct {
+		ID   uint
+		Name string
+	}
+	Proxy *struct{ Name string }
 }
 
 type expectedInstance struct {

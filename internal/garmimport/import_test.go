@@ -90,6 +90,7 @@ func checkFixtureImport(t *testing.T, st store.Store, rep *Report) {
 	t.Run("credentials", func(t *testing.T) { checkCredentials(t, st, want, rep) })
 	t.Run("entities", func(t *testing.T) { checkEntities(t, st, want) })
 	t.Run("pools", func(t *testing.T) { checkPools(t, st, want) })
+	t.Run("templates", func(t *testing.T) { checkTemplates(t, st, want) })
 	t.Run("instances", func(t *testing.T) { checkInstances(t, st, want) })
 	t.Run("jobs", func(t *testing.T) { checkJobs(t, st, want) })
 	t.Run("report", func(t *testing.T) { checkFixtureReport(t, rep) })
@@ -251,7 +252,7 @@ func checkPools(t *testing.T, st store.Store, want expected) {
 			p.OSType != w.OSType || p.OSArch != w.OSArch || !slices.Equal(tags, w.Tags) || p.MinIdleRunners != w.MinIdleRunners ||
 			p.MaxRunners != w.MaxRunners || p.RunnerPrefix != w.RunnerPrefix || p.RunnerBootstrapTimeout != w.RunnerBootstrapTimeout ||
 			p.Priority != w.Priority || p.Enabled != w.Enabled || p.EnableShell != w.EnableShell || p.RunnerGroup != w.RunnerGroup ||
-			p.Generation != w.Generation || !sameJSON(p.ExtraSpecs, w.ExtraSpecs) || p.TemplateID != 0 || p.ProxyID != 0 {
+			p.Generation != w.Generation || !sameJSON(p.ExtraSpecs, w.ExtraSpecs) || p.TemplateID != expectedTemplateID(w) || p.ProxyID != 0 {
 			t.Errorf("pool %s:\n got %+v\nwant %+v", w.ID, p, w)
 		}
 	}
@@ -398,14 +399,12 @@ func checkFixtureReport(t *testing.T, rep *Report) {
 	text := b.String()
 	for _, line := range []string{
 		"forge instance acme-gitea not imported (garrison has no forge instances yet): its 1 pools, 0 runners and its webhook are not imported either",
-		"pool c1c37a36-59b5-45e2-b332-ee3ab275f6c3 used template acme-linux; garrison will use its default github/linux template",
 		"pool c1c37a36-59b5-45e2-b332-ee3ab275f6c3 used proxy acme-proxy; new runners will start without proxy settings",
-		"template acme-linux-copy (github/linux) not imported",
-		"4 system templates not imported",
+		"4 system templates imported with garrison's own install scripts",
 		"1 file objects (64.0 KiB) not imported",
 		"2 jobs referenced several entities",
 		"gitea credentials \"acme-gitea-pat\": id 1 → 3",
-		"secrets  14/14 opened (14 envelope, 0 legacy)",
+		"secrets  16/16 opened (16 envelope, 0 legacy)",
 		"garrison adopts GARM's JWT secret",
 		"result   imported in ",
 	} {

@@ -54,6 +54,7 @@ func (p *planner) plan() (store.Snapshot, error) {
 	p.credentials()
 	p.planEntities()
 	p.planTags()
+	p.planTemplates()
 	p.planPools()
 	p.scaleSets()
 	p.planInstances()

@@ -13,19 +13,15 @@ import (
 var poolOwnerColumns = []string{"repo_id", "org_id", "enterprise_id", "forge_instance_id"}
 
 func (p *planner) planPools() {
-	templates, proxies := byID(p.d.templates), byID(p.d.proxies)
-	usedTemplates, usedProxies := map[int64]bool{}, map[int64]bool{}
+	proxies := byID(p.d.proxies)
+	usedProxies := map[int64]bool{}
 	for _, r := range p.d.pools {
 		p.rep.kind("pools").Found++
 		pool, ok := p.pool(r)
 		if !ok {
 			continue
 		}
-		if t, ok := templates[r.int("template_id")]; ok && !r.null("template_id") && !t.null("user_id") {
-			usedTemplates[r.int("template_id")] = true
-			p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used template %s; garrison will use its default %s/%s template",
-				pool.ID, t.str("name"), t.str("forge_type"), t.str("os_type"))
-		}
+		pool.TemplateID = p.poolTemplate(r, pool)
 		if px, ok := proxies[r.int("proxy_id")]; ok && !r.null("proxy_id") {
 			usedProxies[r.int("proxy_id")] = true
 			p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used proxy %s; new runners will start without proxy settings",
@@ -36,7 +32,6 @@ func (p *planner) planPools() {
 		p.rep.kind("pools").Imported++
 	}
 	p.reportProviders()
-	p.unusedTemplates(usedTemplates)
 	p.unusedProxies(usedProxies)
 }
 
@@ -118,24 +113,6 @@ func (p *planner) rejectPool(id, why string) {
 	p.rep.kind("pools").Conflicts = append(p.rep.kind("pools").Conflicts, fmt.Sprintf("pool %s: %s", id, why))
 	p.skipped[id] = fmt.Sprintf("its pool %s is not imported (%s)", id, why)
 	p.rep.notImported(true, p.o.SkipUnsupported, "pool %s not imported: garrison refuses it: %s", id, why)
-}
-
-// unusedTemplates reports the templates no imported pool uses.
-func (p *planner) unusedTemplates(used map[int64]bool) {
-	system := 0
-	for _, t := range p.d.templates {
-		p.rep.kind("templates").Found++
-		p.rep.kind("templates").Skipped++
-		switch {
-		case t.null("user_id"):
-			system++
-		case !used[t.int("id")]:
-			p.rep.notImported(false, p.o.SkipUnsupported, "template %s (%s/%s) not imported: garrison has no runner install templates yet", t.str("name"), t.str("forge_type"), t.str("os_type"))
-		}
-	}
-	if system > 0 {
-		p.rep.notImported(false, p.o.SkipUnsupported, "%d system templates not imported: garrison has its own install scripts; pools that used them get garrison's", system)
-	}
 }
 
 // unusedProxies reports the proxies no imported pool uses.

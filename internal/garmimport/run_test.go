@@ -208,7 +208,7 @@ func TestDryRun(t *testing.T) {
 		}
 		text := b.String()
 		for _, want := range []string{"DRY RUN — nothing will be written", "result   dry run: nothing written",
-			"pools 9 (to import 8)", "instances 5", "jobs 2", "forge instance acme-gitea not imported", "secrets  14/14 opened"} {
+			"pools 9 (to import 8)", "instances 5", "jobs 2", "forge instance acme-gitea not imported", "secrets  16/16 opened"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("dry run output lacks %q:\n%s", want, text)
 			}

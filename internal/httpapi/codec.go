@@ -17,7 +17,12 @@ const MaxBodyBytes = 1 << 20
 // details start with "invalid request" and say what went wrong, or the 413 of an
 // oversized body.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	return decodeLimited(w, r, v, MaxBodyBytes)
+}
+
+// decodeLimited is decode with a body limit of its own (template bodies are larger).
+func decodeLimited(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -167,6 +167,9 @@ func newHarness(t testing.TB, open func(testing.TB) store.Store, edit ...func(*h
 		t.Fatal(err)
 	}
 	h.api = s
+	if _, err := httpapi.SeedTemplates(context.Background(), h.store); err != nil {
+		t.Fatal(err)
+	}
 	h.srv = httptest.NewServer(s)
 	t.Cleanup(h.srv.Close)
 	return h

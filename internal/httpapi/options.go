@@ -37,6 +37,7 @@ type Store interface {
 	store.Credentials
 	store.Entities
 	store.Pools
+	store.Templates
 	InstanceStore
 	JobStore
 	Ping(ctx context.Context) error

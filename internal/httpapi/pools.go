@@ -81,6 +81,13 @@ func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool,
 	}
 	v.ExtraSpecs = p.ExtraSpecs
 	v.RunnerBootstrapTimeout = p.BootstrapTimeout()
+	if p.TemplateID != 0 {
+		t, err := s.store.Template(ctx, p.TemplateID)
+		if err != nil && !errors.Is(err, garrison.ErrNotFound) {
+			return v, err
+		}
+		v.TemplateName = t.Name
+	}
 	return v, nil
 }
 
@@ -113,6 +120,9 @@ func (s *Server) handleCreatePool(k entityKind) apiHandler {
 			return err
 		}
 		pool, err := s.newPool(e, p)
+		if err == nil {
+			pool.TemplateID, err = s.poolTemplate(ctx, e.ForgeType, pool.OSType, p.TemplateID)
+		}
 		if err == nil {
 			pool, err = s.store.CreatePool(ctx, pool)
 		}
@@ -164,10 +174,7 @@ func (s *Server) newPool(e garrison.Entity, p apiv1.CreatePoolParams) (garrison.
 		pool.RunnerBootstrapTimeout = garrison.DefaultRunnerBootstrapTimeout
 	}
 	var err error
-	pool.TemplateID, err = checkTemplate(p.TemplateID)
-	if err == nil {
-		pool.ProxyID, err = checkProxy(p.ProxyID)
-	}
+	pool.ProxyID, err = checkProxy(p.ProxyID)
 	return pool, err
 }
 
@@ -179,14 +186,34 @@ func extraSpecs(raw json.RawMessage) json.RawMessage {
 	return append(json.RawMessage(nil), raw...)
 }
 
-// checkTemplate accepts an absent or zero template id (the built-in template). garrison
-// keeps no runner install templates yet, so any other id does not exist: 404 naming it
-// (rest-api-2 T-4).
-func checkTemplate(id *uint) (uint, error) {
+// poolTemplate resolves the template of a pool of forge type forge and OS osType
+// (rest-api-2 T-3, T-4): the given id after checking it fits, or with none (or 0) the
+// system template of that forge and OS.
+func (s *Server) poolTemplate(ctx context.Context, forge garrison.ForgeType, osType string, id *uint) (uint, error) {
 	if id == nil || *id == 0 {
-		return 0, nil
+		ts, err := s.store.ListTemplates(ctx, store.TemplateFilter{Owner: garrison.SystemOwner, ForgeType: forge, OSType: osType})
+		if err != nil {
+			return 0, err
+		}
+		if len(ts) == 0 || osType == "" {
+			return 0, invalid("failed to find suitable template: no template ID supplied and no default template can be found")
+		}
+		return ts[0].ID, nil
 	}
-	return 0, notFound("template %d not found", *id)
+	t, err := s.store.Template(ctx, *id)
+	if errors.Is(err, garrison.ErrNotFound) {
+		return 0, notFound("template %d not found", *id)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if t.OSType != osType {
+		return 0, invalid("selected template OS type (%s) and pool OS type (%s) do not match", t.OSType, osType)
+	}
+	if t.ForgeType != forge {
+		return 0, invalid("selected template forge type (%s) and pool forge type (%s) do not match", t.ForgeType, forge)
+	}
+	return t.ID, nil
 }
 
 // checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet, so
@@ -210,6 +237,19 @@ func (s *Server) handleUpdatePool(k *entityKind) apiHandler {
 		var p apiv1.UpdatePoolParams
 		if err := decode(w, r, &p); err != nil {
 			return err
+		}
+		if p.TemplateID != nil && *p.TemplateID != 0 {
+			e, err := s.store.Entity(ctx, cur.EntityID)
+			if err != nil {
+				return err
+			}
+			osType := cur.OSType
+			if p.OSType != "" {
+				osType = p.OSType
+			}
+			if _, err := s.poolTemplate(ctx, e.ForgeType, osType, p.TemplateID); err != nil {
+				return err
+			}
 		}
 		apply, err := poolUpdate(p)
 		if err != nil {
@@ -250,10 +290,6 @@ func poolUpdate(p apiv1.UpdatePoolParams) (func(*garrison.Pool) error, error) {
 	if len(p.Tags) > 0 && len(tags) == 0 {
 		return nil, invalid("missing tags")
 	}
-	templateID, err := checkTemplate(p.TemplateID)
-	if err != nil {
-		return nil, err
-	}
 	proxyID, err := checkProxy(p.ProxyID)
 	if err != nil {
 		return nil, err
@@ -278,8 +314,8 @@ func poolUpdate(p apiv1.UpdatePoolParams) (func(*garrison.Pool) error, error) {
 		if specs != nil {
 			pool.ExtraSpecs = specs
 		}
-		if p.TemplateID != nil {
-			pool.TemplateID = templateID
+		if p.TemplateID != nil && *p.TemplateID != 0 { // checked by poolTemplate
+			pool.TemplateID = *p.TemplateID
 		}
 		if p.ProxyID != nil {
 			pool.ProxyID = proxyID

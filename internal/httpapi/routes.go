@@ -54,6 +54,7 @@ func (s *Server) registerAPI() {
 	s.route(m, "GET "+p+"/instances/{name}", s.handleGetInstance)
 	s.route(m, "DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
 
+	s.registerTemplates(m)
 	s.registerAgentRoutes()
 	s.registerStreams()
 	m.HandleFunc("/", notFoundHandler)

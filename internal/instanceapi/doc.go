@@ -11,7 +11,9 @@
 // garrison ships no garm-agent binaries: runner-metadata always reports agent_mode:false,
 // the tool list is empty (total_count 0) and any tool id is 404 (§7 allows this).
 //
-// Pools carry no template id store yet: template_id 0 means the system template of the
-// entity's forge type and the pool's OS type (bootstrap.InstallScript), so the 409 "no
-// template" answer only happens for a forge/OS pair without a built-in script.
+// The install script is the pool's runner install template (its template_id), rendered
+// per request. A pool stored before templates existed has template_id 0 and gets the
+// built-in script of the entity's forge type and the pool's OS type
+// (bootstrap.InstallScript), so the 409 "no template" answer only happens for a forge/OS
+// pair without a built-in script.
 package instanceapi

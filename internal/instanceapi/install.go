@@ -26,12 +26,25 @@ func (h *Handler) handleInstallScript(w http.ResponseWriter, r *http.Request) {
 	writeText(w, "text/plain", script)
 }
 
-// installScript renders the user's runner_install_template if the pool has one (S-1),
-// else the built-in script of the entity's forge type and the instance's OS.
+// installScript renders the install script of the calling instance: the pool's
+// extra_specs runner_install_template if it has one (S-1, rest-api-2 T-6), else the
+// pool's stored template (rest-api-2 §3), else — for a pool stored before templates
+// existed, with template id 0 — the built-in script of the entity's forge type and the
+// instance's OS.
 func (h *Handler) installScript(ctx context.Context, ai *authInfo) ([]byte, error) {
 	specs, err := bootstrap.ParseExtraSpecs(ai.pool.ExtraSpecs)
 	if err != nil {
 		return nil, invalid("%s", err.Error())
+	}
+	if specs.Template == nil && ai.pool.TemplateID != 0 {
+		t, err := h.store.Template(ctx, ai.pool.TemplateID)
+		if errors.Is(err, garrison.ErrNotFound) {
+			return nil, errNoTemplate
+		}
+		if err != nil {
+			return nil, err
+		}
+		specs.Template = t.Data
 	}
 	ic, err := h.installContext(ctx, ai, specs)
 	if err != nil {
@@ -40,7 +53,7 @@ func (h *Handler) installScript(ctx context.Context, ai *authInfo) ([]byte, erro
 	return scriptFor(ai, specs, ic)
 }
 
-// scriptFor renders the user template in specs, or the built-in script (S-1, S-2).
+// scriptFor renders the template in specs, or the built-in script (S-1, S-2).
 func scriptFor(ai *authInfo, specs bootstrap.ExtraSpecs, ic bootstrap.InstallContext) ([]byte, error) {
 	var (
 		script []byte
@@ -55,7 +68,7 @@ func scriptFor(ai *authInfo, specs bootstrap.ExtraSpecs, ic bootstrap.InstallCon
 	case errors.Is(err, bootstrap.ErrNoTemplate):
 		return nil, errNoTemplate
 	case errors.Is(err, bootstrap.ErrRender):
-		return nil, invalid("%s", err.Error())
+		return nil, invalid("failed to render runner install script: %s", strings.TrimPrefix(err.Error(), bootstrap.ErrRender.Error()+": "))
 	}
 	return script, err
 }
@@ -76,6 +89,7 @@ func (h *Handler) installContext(ctx context.Context, ai *authInfo, specs bootst
 		return ic, err
 	}
 	ic = bootstrap.InstallContext{
+		Forge:             string(ai.entity.ForgeType),
 		FileName:          md.RunnerTools.Filename,
 		DownloadURL:       md.RunnerTools.DownloadURL,
 		TempDownloadToken: md.RunnerTools.TempDownloadToken,

@@ -21,6 +21,8 @@ type Store interface {
 	// UpdateInstance runs fn on the instance read under a row lock; an fn error aborts.
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+	// Template returns a runner install template by id (a pool's TemplateID).
+	Template(ctx context.Context, id uint) (garrison.Template, error)
 }
 
 // Forge is the forge access the instance API needs, for the entity an instance serves.

@@ -67,6 +67,11 @@ func (a *Server) wire(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if seeded, err := httpapi.SeedTemplates(ctx, a.store); err != nil {
+		return fmt.Errorf("seed the system runner install templates: %w", err)
+	} else if seeded {
+		a.logger.Info("stored the system runner install templates")
+	}
 	a.providers, err = newProviders(a.cfg.Providers, ctrl.ID, a.logger, a.metrics)
 	if err != nil {
 		return err

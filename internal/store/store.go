@@ -140,6 +140,33 @@ type Pools interface {
 	DeletePool(ctx context.Context, id string) error
 }
 
+// TemplateFilter narrows ListTemplates. Empty fields match everything.
+type TemplateFilter struct {
+	PartialName string // a case-insensitive substring of the name
+	OSType      string
+	ForgeType   garrison.ForgeType
+	Owner       string // garrison.SystemOwner for the built-in templates
+}
+
+// Templates keeps runner install templates. Names are unique case-insensitively across
+// owners. Pools refer to a template by ID (Pool.TemplateID); scale sets will too.
+type Templates interface {
+	// CreateTemplate: ErrInvalid if the template does not validate, ErrConflict if the
+	// name is taken. Returns the row with its new ID.
+	CreateTemplate(ctx context.Context, t garrison.Template) (garrison.Template, error)
+	Template(ctx context.Context, id uint) (garrison.Template, error)
+	// ListTemplates lists the templates matching f in ID order.
+	ListTemplates(ctx context.Context, f TemplateFilter) ([]garrison.Template, error)
+	// UpdateTemplate: ID, Owner and CreatedAt cannot change; ErrConflict if the new name
+	// is taken.
+	UpdateTemplate(ctx context.Context, id uint, fn func(*garrison.Template) error) (garrison.Template, error)
+	// DeleteTemplate: ErrInvalid while pools use it; nil if missing.
+	DeleteTemplate(ctx context.Context, id uint) error
+	// SeedTemplates stores ts with new IDs, in order, only when no template exists at
+	// all, and reports whether it did.
+	SeedTemplates(ctx context.Context, ts []garrison.Template) (bool, error)
+}
+
 // InstanceFilter narrows ListInstances. Empty fields match everything.
 type InstanceFilter struct {
 	PoolID   string
@@ -221,7 +248,12 @@ type Snapshot struct {
 	EntityEvents map[string][]garrison.Event
 	// Tags keep their IDs unless a tag of the same name (case-insensitive) exists.
 	Tags []garrison.Tag
-	// Pools keep their IDs and their tags' order; tags are matched by name.
+	// Templates keep their IDs. A system template (Owner garrison.SystemOwner) whose
+	// forge and OS type match an existing system template replaces that one's name,
+	// description and data and takes the imported ID.
+	Templates []garrison.Template
+	// Pools keep their IDs and their tags' order; tags are matched by name. A non-zero
+	// TemplateID must name a template of the snapshot or the store.
 	Pools []garrison.Pool
 	// Instances keep their IDs and names; their StatusMessages are written too.
 	Instances []garrison.Instance
@@ -246,6 +278,7 @@ type Store interface {
 	Credentials
 	Entities
 	Pools
+	Templates
 	Instances
 	Jobs
 	Leases

@@ -22,12 +22,15 @@ func (s *Store) Import(ctx context.Context, snap store.Snapshot) error {
 		}
 		steps := []func(context.Context, conn, store.Snapshot, time.Time) error{
 			s.importController, s.importUsers, s.importEndpoints, s.importCredentials,
-			s.importEntities, s.importTags, s.importPools, s.importInstances, s.importJobs,
+			s.importEntities, s.importTags, s.importTemplates, s.importPools, s.importInstances, s.importJobs,
 		}
 		for _, step := range steps {
 			if err := step(ctx, c, snap, at); err != nil {
 				return err
 			}
+		}
+		if err := s.syncSequence(ctx, c, "templates", "id"); err != nil {
+			return err
 		}
 		return s.syncSequence(ctx, c, "credentials", "id")
 	})
@@ -231,6 +234,9 @@ func (s *Store) importPools(ctx context.Context, c conn, snap store.Snapshot, at
 		}
 		if strings.TrimSpace(p.ID) == "" {
 			return invalid("an imported pool has no id")
+		}
+		if err := s.checkPoolTemplate(ctx, c, p.TemplateID); err != nil {
+			return notFound("template %d of pool %s not found", p.TemplateID, p.ID)
 		}
 		p.UpdatedAt = stamp(p.UpdatedAt, at)
 		args := append([]any{p.ID, p.EntityID, stamp(p.CreatedAt, at)}, poolArgs(p)...)

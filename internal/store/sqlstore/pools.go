@@ -50,6 +50,9 @@ func (s *Store) CreatePool(ctx context.Context, p garrison.Pool) (garrison.Pool,
 		if err != nil {
 			return s.noRows(err, "read entity", "entity %s not found", p.EntityID)
 		}
+		if err := s.checkPoolTemplate(ctx, c, p.TemplateID); err != nil {
+			return err
+		}
 		args := append([]any{p.ID, p.EntityID, p.CreatedAt}, poolArgs(p)...)
 		_, err = c.exec(ctx, `INSERT INTO pools (id, entity_id, created_at, `+poolColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -153,6 +156,11 @@ func (s *Store) UpdatePool(ctx context.Context, id string, fn func(*garrison.Poo
 }
 
 func (s *Store) storePool(ctx context.Context, c conn, cur, next garrison.Pool) (garrison.Pool, error) {
+	if next.TemplateID != cur.TemplateID {
+		if err := s.checkPoolTemplate(ctx, c, next.TemplateID); err != nil {
+			return next, err
+		}
+	}
 	_, err := c.exec(ctx, `UPDATE pools SET (`+poolColumns+`) =
 		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`, append(poolArgs(next), next.ID)...)
 	if err != nil {

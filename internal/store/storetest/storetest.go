@@ -69,7 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	for _, group := range [][]testCase{
 		controllerCases, userCases, endpointCases, credentialsCases, entityCases, eventCases,
 		poolCases, instanceCases, instanceEventCases, jobCases, leaseCases, lifecycleCases, migrationCases, orderCases,
-		importCases,
+		importCases, templateCases,
 	} {
 		cases = append(cases, group...)
 	}
