@@ -91,6 +91,9 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 		}
 		return done, r.deleteFailed(ctx, env, in.Name, force, err)
 	}
+	if in.RunnerStatus == garrison.RunnerFailed {
+		return done, r.retired(ctx, env, in.Name)
+	}
 	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
 		return done, fmt.Errorf("reconcile: delete instance row %s: %w", in.Name, err)
 	}

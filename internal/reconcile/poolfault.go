@@ -40,6 +40,8 @@ func (r *Reconciler) forgetPool(poolID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.poolFaults, poolID)
+	delete(r.backoffs, poolID)
+	delete(r.lastUp, poolID)
 	delete(r.groupIgnored, poolID)
 	delete(r.hints, poolID)
 }

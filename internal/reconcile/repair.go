@@ -174,7 +174,7 @@ func (r *Reconciler) busyNames(env *poolEnv) map[string]bool {
 func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance) {
 	known := map[string]bool{}
 	for _, in := range rows {
-		known[in.Name] = true
+		known[in.Name] = in.Status != garrison.InstanceDeleted // history stands behind nothing
 	}
 	for _, pi := range list {
 		if known[pi.Name] {
@@ -239,13 +239,16 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 	}
 	known := make(map[string]bool, len(env.instances))
 	for _, in := range env.instances {
-		known[in.Name] = true // recorded when the pool was loaded: no store read needed
+		known[in.Name] = in.Status != garrison.InstanceDeleted // recorded when the pool was loaded: no store read needed
 	}
 	for _, rn := range runners {
 		if rn.Busy || known[rn.Name] || !ownsRunnerName(env.pool, rn.Name) {
 			continue
 		}
-		_, err := r.o.Store.Instance(ctx, rn.Name)
+		in, err := r.o.Store.Instance(ctx, rn.Name)
+		if err == nil && in.Status == garrison.InstanceDeleted {
+			err = garrison.ErrNotFound // a history record: its runner should be gone
+		}
 		if !errors.Is(err, garrison.ErrNotFound) {
 			continue
 		}
