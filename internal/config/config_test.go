@@ -567,16 +567,26 @@ func TestDefaultDataDir(t *testing.T) {
 }
 
 func TestReconcileSection(t *testing.T) {
-	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\n"))
+	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\nretry_backoff = \"2s\"\nmax_retry_backoff = \"1m\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Reconcile{ScaleDownGrace: 30 * time.Second, MaxCreateAttempts: 3, ResyncInterval: 20 * time.Second,
-		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second}
+		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second,
+		RetryBackoff: 2 * time.Second, MaxRetryBackoff: time.Minute}
 	if cfg.Reconcile != want {
 		t.Errorf("reconcile = %+v, want %+v", cfg.Reconcile, want)
 	}
 	if d := Default(t.TempDir()).Reconcile; d != defaultReconcile() || d.ScaleDownGrace != 5*time.Minute {
 		t.Errorf("defaults = %+v", d)
+	}
+	for body, want := range map[string]string{
+		"retry_backoff = \"0s\"":                              "reconcile.retry_backoff",
+		"retry_backoff = \"soon\"":                            "reconcile.retry_backoff",
+		"retry_backoff = \"1m\"\nmax_retry_backoff = \"10s\"": "must not be below reconcile.retry_backoff",
+	} {
+		if _, err := Parse([]byte("[reconcile]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want one naming %q", body, err, want)
+		}
 	}
 }

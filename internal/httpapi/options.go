@@ -79,6 +79,9 @@ type Forge interface {
 type PoolManagers interface {
 	Status(entityID string) (running bool, failureReason string)
 	SetFailed(entityID, reason string)
+	// PoolHealth reports a pool's state (apiv1.PoolHealthy, PoolDegraded, PoolStopped)
+	// and why.
+	PoolHealth(p garrison.Pool) (state, reason string)
 }
 
 // RateLimits reports the last observed forge rate limit of GitHub credentials, without

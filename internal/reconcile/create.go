@@ -44,7 +44,7 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 	case errors.Is(err, errStale):
 		return outcome{}, nil // moved on meanwhile
 	case errors.As(err, &rl):
-		return outcome{res: rateLimited(rl, r.o.Now())}, nil // not a failed attempt: it waits for the forge
+		return outcome{res: r.poolRateLimited(env, rl)}, nil // not a failed attempt: it waits for the forge
 	case err != nil:
 		r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
 		return done, nil
@@ -77,7 +77,7 @@ func (r *Reconciler) dropRequest(ctx context.Context, env *poolEnv, in garrison.
 		release()
 		var rl *garrison.RateLimitError
 		if errors.As(err, &rl) {
-			return outcome{res: rateLimited(rl, r.o.Now())}, nil
+			return outcome{res: r.poolRateLimited(env, rl)}, nil
 		}
 		if err != nil {
 			return outcome{}, fmt.Errorf("reconcile: drop instance request %s: %w", in.Name, err)

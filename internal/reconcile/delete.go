@@ -80,7 +80,7 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 	var rl *garrison.RateLimitError
 	if errors.As(err, &rl) && ctx.Err() == nil {
 		r.putBack(ctx, env, in.Name, back, "deletion waits for the forge: "+rl.Error())
-		return outcome{res: rateLimited(rl, r.o.Now())}, nil
+		return outcome{res: r.poolRateLimited(env, rl)}, nil
 	}
 	if err == nil {
 		err = r.deleteInProvider(ctx, env, in, force)

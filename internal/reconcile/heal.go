@@ -9,6 +9,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // ProviderFailingError is a pool's degraded status: its runners keep failing (creates
@@ -123,4 +124,46 @@ func (r *Reconciler) backoffFault(poolID string) error {
 		return &ProviderFailingError{Failures: b.Failures, Until: b.Until, Fault: b.Fault}
 	}
 	return nil
+}
+
+// RateLimitedError is a pool's degraded status while the forge rate-limits its
+// credentials: its creates and deletions wait for Until.
+type RateLimitedError struct{ Until time.Time }
+
+func (e *RateLimitedError) Error() string {
+	return "degraded: rate-limited by the forge until " + e.Until.UTC().Format(time.RFC3339)
+}
+
+// Degraded says the pool still runs: it resumes after the reset.
+func (e *RateLimitedError) Degraded() bool { return true }
+
+// Degraded says a pool with no usable runner download still runs: its creates resume
+// as soon as a download appears.
+func (e *NoDownloadError) Degraded() bool { return true }
+
+// poolRateLimited records that a step of the pool waits for the forge's rate limit (the
+// pool's status shows it until the reset), and returns the step's result: wait for it.
+func (r *Reconciler) poolRateLimited(env *poolEnv, rl *garrison.RateLimitError) workqueue.Result {
+	r.mu.Lock()
+	if rl.Until.After(r.rateLimits[env.pool.ID]) {
+		r.rateLimits[env.pool.ID] = rl.Until
+	}
+	r.mu.Unlock()
+	r.reportPool(env.pool, nil)
+	return rateLimited(rl, r.o.Now())
+}
+
+// rateLimitFault is the pool's rate limit as its status error while it lasts, or nil.
+func (r *Reconciler) rateLimitFault(poolID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	until, ok := r.rateLimits[poolID]
+	if !ok {
+		return nil
+	}
+	if !r.o.Now().Before(until) {
+		delete(r.rateLimits, poolID)
+		return nil
+	}
+	return &RateLimitedError{Until: until}
 }

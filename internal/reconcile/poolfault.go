@@ -42,6 +42,7 @@ func (r *Reconciler) forgetPool(poolID string) {
 	delete(r.poolFaults, poolID)
 	delete(r.backoffs, poolID)
 	delete(r.lastUp, poolID)
+	delete(r.rateLimits, poolID)
 	delete(r.groupIgnored, poolID)
 	delete(r.hints, poolID)
 }

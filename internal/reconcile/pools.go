@@ -49,13 +49,18 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 }
 
 // reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
-// reconciled fine still reports the fault that fails its creates (notePoolFault).
+// reconciled fine still reports what degrades it: the fault that fails its creates
+// (notePoolFault), its failure streak (noteBackoff) or the forge's rate limit. Errors
+// with a Degraded() method leave the pool running.
 func (r *Reconciler) reportPool(p garrison.Pool, err error) {
 	if err == nil {
 		err = r.poolFault(p.ID)
 	}
 	if err == nil {
 		err = r.backoffFault(p.ID)
+	}
+	if err == nil {
+		err = r.rateLimitFault(p.ID)
 	}
 	if r.o.PoolStatus != nil {
 		r.o.PoolStatus(p, err)

@@ -155,6 +155,8 @@ type Reconciler struct {
 	// of it was last seen up.
 	backoffs map[string]*plan.Backoff
 	lastUp   map[string]time.Time
+	// rateLimits: pool id -> until when the forge rate-limits its steps.
+	rateLimits map[string]time.Time
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
 }
@@ -170,7 +172,7 @@ func New(o Options) (*Reconciler, error) {
 	o = o.withDefaults()
 	r := &Reconciler{
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
-		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{},
+		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
 		groupIgnored: map[string]string{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),

@@ -54,7 +54,7 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	case errors.Is(err, errWaiting):
 		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
 	case errors.As(err, &rl):
-		next = rateLimited(rl, r.o.Now()) // the forge part is tried again after the reset
+		next = r.poolRateLimited(env, rl) // the forge part is tried again after the reset
 	case err != nil:
 		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("err", err))...)
 	}

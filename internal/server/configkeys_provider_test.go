@@ -197,12 +197,14 @@ func reconcileProbes() map[string]keyProbe {
 	type paced struct {
 		grace, resync, repair, sweep, sweepDelay time.Duration
 		attempts                                 int
+		backoff, maxBackoff                      time.Duration
 	}
 	// observe wires a server with a [reconcile] body and returns its pacing.
 	observe := func(t *testing.T, body string) paced {
 		a, _ := probeApp(t, "[reconcile]\n"+body)
 		r := a.reconcileOptions(nil)
-		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts}
+		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts,
+			r.Policy.RetryBackoff, r.Policy.MaxRetryBackoff}
 	}
 	probe := func(setting string, get func(paced) any, want any) keyProbe {
 		return func(t *testing.T) {
@@ -220,6 +222,8 @@ func reconcileProbes() map[string]keyProbe {
 		"reconcile.repair_interval":     probe(`repair_interval = "17m"`, func(p paced) any { return p.repair }, 17*time.Minute),
 		"reconcile.sweep_interval":      probe(`sweep_interval = "17m"`, func(p paced) any { return p.sweep }, 17*time.Minute),
 		"reconcile.sweep_start_delay":   probe(`sweep_start_delay = "17s"`, func(p paced) any { return p.sweepDelay }, 17*time.Second),
+		"reconcile.retry_backoff":       probe(`retry_backoff = "1s"`, func(p paced) any { return p.backoff }, time.Second),
+		"reconcile.max_retry_backoff":   probe(`max_retry_backoff = "17m"`, func(p paced) any { return p.maxBackoff }, 17*time.Minute),
 	}
 }
 
