@@ -567,13 +567,13 @@ func TestDefaultDataDir(t *testing.T) {
 }
 
 func TestReconcileSection(t *testing.T) {
-	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\nretry_backoff = \"2s\"\nmax_retry_backoff = \"1m\"\n"))
+	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\nretry_backoff = \"2s\"\nmax_retry_backoff = \"1m\"\nstranded_runner_timeout = \"3m\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Reconcile{ScaleDownGrace: 30 * time.Second, MaxCreateAttempts: 3, ResyncInterval: 20 * time.Second,
 		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second,
-		RetryBackoff: 2 * time.Second, MaxRetryBackoff: time.Minute}
+		RetryBackoff: 2 * time.Second, MaxRetryBackoff: time.Minute, StrandedTimeout: 3 * time.Minute}
 	if cfg.Reconcile != want {
 		t.Errorf("reconcile = %+v, want %+v", cfg.Reconcile, want)
 	}

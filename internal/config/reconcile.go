@@ -12,6 +12,7 @@ const (
 	DefaultSweepStartDelay   = time.Minute
 	DefaultRetryBackoff      = 10 * time.Second
 	DefaultMaxRetryBackoff   = 5 * time.Minute
+	DefaultStrandedTimeout   = 10 * time.Minute
 )
 
 // Reconcile holds [reconcile]: how the pool reconciler and the missed-webhook sweep pace
@@ -40,6 +41,9 @@ type Reconcile struct {
 	// failure up to MaxRetryBackoff (max_retry_backoff).
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
+	// StrandedTimeout is stranded_runner_timeout: an idle runner the forge lists offline
+	// (or not at all) for this long while its instance runs is recycled.
+	StrandedTimeout time.Duration
 }
 
 // fileReconcile is [reconcile] as written.
@@ -60,6 +64,8 @@ type fileReconcile struct {
 	RetryBackoff *string `toml:"retry_backoff"`
 	// max_retry_backoff: Go duration, default "5m"; not below retry_backoff.
 	MaxRetryBackoff *string `toml:"max_retry_backoff"`
+	// stranded_runner_timeout: Go duration, default "10m".
+	StrandedTimeout *string `toml:"stranded_runner_timeout"`
 }
 
 // defaultReconcile returns [reconcile]'s defaults.
@@ -68,7 +74,7 @@ func defaultReconcile() Reconcile {
 		ScaleDownGrace: DefaultScaleDownGrace, MaxCreateAttempts: DefaultMaxCreateAttempts,
 		ResyncInterval: DefaultResyncInterval, RepairInterval: DefaultRepairInterval,
 		SweepInterval: DefaultSweepInterval, SweepStartDelay: DefaultSweepStartDelay,
-		RetryBackoff: DefaultRetryBackoff, MaxRetryBackoff: DefaultMaxRetryBackoff,
+		RetryBackoff: DefaultRetryBackoff, MaxRetryBackoff: DefaultMaxRetryBackoff, StrandedTimeout: DefaultStrandedTimeout,
 	}
 }
 
@@ -88,6 +94,7 @@ func resolveReconcile(r *fileReconcile, errs *problems) Reconcile {
 		{"reconcile.sweep_start_delay", r.SweepStartDelay, &out.SweepStartDelay, false},
 		{"reconcile.retry_backoff", r.RetryBackoff, &out.RetryBackoff, false},
 		{"reconcile.max_retry_backoff", r.MaxRetryBackoff, &out.MaxRetryBackoff, false},
+		{"reconcile.stranded_runner_timeout", r.StrandedTimeout, &out.StrandedTimeout, false},
 	}
 	for _, d := range durations {
 		if d.raw == nil {

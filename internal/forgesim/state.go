@@ -123,6 +123,9 @@ type runner struct {
 	version   string
 	secret    string
 	jobID     int64
+	// stranded: the runner lost its session in an outage (StrandRunners): it shows
+	// offline and never takes a job again.
+	stranded bool
 }
 
 type job struct {

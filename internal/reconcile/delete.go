@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -91,6 +92,7 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 		}
 		return done, r.deleteFailed(ctx, env, in.Name, force, err)
 	}
+	r.offlineSince(in.Name, time.Time{}, true)
 	if in.RunnerStatus == garrison.RunnerFailed {
 		return done, r.retired(ctx, env, in.Name)
 	}
@@ -126,6 +128,11 @@ func (r *Reconciler) deregisterForDelete(ctx context.Context, env *poolEnv, in g
 		return nil
 	}
 	err := r.deregister(ctx, env, in)
+	if err != nil && r.refusedAsBusy(in, err) {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "the forge refuses to remove the runner as busy, but it has been offline for "+
+			r.strandedFor(in.Name, r.o.Now()).Round(time.Second).String()+": deleting the instance anyway: "+err.Error())
+		return nil
+	}
 	if err != nil && force {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
 		return nil

@@ -157,6 +157,8 @@ type Reconciler struct {
 	lastUp   map[string]time.Time
 	// rateLimits: pool id -> until when the forge rate-limits its steps.
 	rateLimits map[string]time.Time
+	// offline: runner name -> when this process first saw it offline (stranded.go).
+	offline map[string]time.Time
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
 }
@@ -173,6 +175,7 @@ func New(o Options) (*Reconciler, error) {
 	r := &Reconciler{
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
 		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
+		offline:      map[string]time.Time{},
 		groupIgnored: map[string]string{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),

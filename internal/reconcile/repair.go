@@ -227,16 +227,17 @@ func (r *Reconciler) markDeleteAnyway(ctx context.Context, env *poolEnv, name, r
 }
 
 // removeGhostRunners deregisters idle forge runners named like the pool's that no
-// instance record stands behind.
+// instance record stands behind, and recycles the pool's stranded runners.
 func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error {
 	f, err := env.getForge(ctx)
 	if err != nil {
 		return err
 	}
-	runners, err := r.entityRunners(ctx, env, f)
+	runners, listedAt, err := r.entityRunners(ctx, env, f)
 	if err != nil {
 		return fmt.Errorf("list forge runners: %w", err)
 	}
+	r.recycleStranded(ctx, env, runners, listedAt)
 	known := make(map[string]bool, len(env.instances))
 	for _, in := range env.instances {
 		known[in.Name] = in.Status != garrison.InstanceDeleted // recorded when the pool was loaded: no store read needed
@@ -272,20 +273,20 @@ type runnerList struct {
 
 // entityRunners lists the entity's forge runners, reusing a listing younger than
 // runnerListTTL.
-func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, error) {
+func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, time.Time, error) {
 	now := r.o.Now()
 	r.mu.Lock()
 	l, ok := r.runnerLists[env.entity.ID]
 	r.mu.Unlock()
 	if ok && now.Sub(l.at) < runnerListTTL && !now.Before(l.at) {
-		return l.runners, nil
+		return l.runners, l.at, nil
 	}
 	runners, err := f.ListRunners(ctx, env.entity)
 	if err != nil {
-		return nil, err
+		return nil, now, err
 	}
 	r.mu.Lock()
 	r.runnerLists[env.entity.ID] = runnerList{at: now, runners: runners}
 	r.mu.Unlock()
-	return runners, nil
+	return runners, now, nil
 }

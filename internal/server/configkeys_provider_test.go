@@ -197,14 +197,14 @@ func reconcileProbes() map[string]keyProbe {
 	type paced struct {
 		grace, resync, repair, sweep, sweepDelay time.Duration
 		attempts                                 int
-		backoff, maxBackoff                      time.Duration
+		backoff, maxBackoff, stranded            time.Duration
 	}
 	// observe wires a server with a [reconcile] body and returns its pacing.
 	observe := func(t *testing.T, body string) paced {
 		a, _ := probeApp(t, "[reconcile]\n"+body)
 		r := a.reconcileOptions(nil)
 		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts,
-			r.Policy.RetryBackoff, r.Policy.MaxRetryBackoff}
+			r.Policy.RetryBackoff, r.Policy.MaxRetryBackoff, r.Policy.StrandedAfter}
 	}
 	probe := func(setting string, get func(paced) any, want any) keyProbe {
 		return func(t *testing.T) {
@@ -216,14 +216,15 @@ func reconcileProbes() map[string]keyProbe {
 		}
 	}
 	return map[string]keyProbe{
-		"reconcile.scale_down_grace":    probe(`scale_down_grace = "17m"`, func(p paced) any { return p.grace }, 17*time.Minute),
-		"reconcile.max_create_attempts": probe("max_create_attempts = 17", func(p paced) any { return p.attempts }, 17),
-		"reconcile.resync_interval":     probe(`resync_interval = "17s"`, func(p paced) any { return p.resync }, 17*time.Second),
-		"reconcile.repair_interval":     probe(`repair_interval = "17m"`, func(p paced) any { return p.repair }, 17*time.Minute),
-		"reconcile.sweep_interval":      probe(`sweep_interval = "17m"`, func(p paced) any { return p.sweep }, 17*time.Minute),
-		"reconcile.sweep_start_delay":   probe(`sweep_start_delay = "17s"`, func(p paced) any { return p.sweepDelay }, 17*time.Second),
-		"reconcile.retry_backoff":       probe(`retry_backoff = "1s"`, func(p paced) any { return p.backoff }, time.Second),
-		"reconcile.max_retry_backoff":   probe(`max_retry_backoff = "17m"`, func(p paced) any { return p.maxBackoff }, 17*time.Minute),
+		"reconcile.scale_down_grace":        probe(`scale_down_grace = "17m"`, func(p paced) any { return p.grace }, 17*time.Minute),
+		"reconcile.max_create_attempts":     probe("max_create_attempts = 17", func(p paced) any { return p.attempts }, 17),
+		"reconcile.resync_interval":         probe(`resync_interval = "17s"`, func(p paced) any { return p.resync }, 17*time.Second),
+		"reconcile.repair_interval":         probe(`repair_interval = "17m"`, func(p paced) any { return p.repair }, 17*time.Minute),
+		"reconcile.sweep_interval":          probe(`sweep_interval = "17m"`, func(p paced) any { return p.sweep }, 17*time.Minute),
+		"reconcile.sweep_start_delay":       probe(`sweep_start_delay = "17s"`, func(p paced) any { return p.sweepDelay }, 17*time.Second),
+		"reconcile.retry_backoff":           probe(`retry_backoff = "1s"`, func(p paced) any { return p.backoff }, time.Second),
+		"reconcile.max_retry_backoff":       probe(`max_retry_backoff = "17m"`, func(p paced) any { return p.maxBackoff }, 17*time.Minute),
+		"reconcile.stranded_runner_timeout": probe(`stranded_runner_timeout = "17m"`, func(p paced) any { return p.stranded }, 17*time.Minute),
 	}
 }
 

@@ -34,6 +34,12 @@ type Policy struct {
 	// (defaults 10 and 24h): older or more are reaped.
 	HistoryKeep int
 	HistoryTTL  time.Duration
+	// StrandedAfter: an idle runner the forge lists as offline (or not at all) for this
+	// long while its instance runs is recycled (default 10m; each runner waits up to 20%
+	// more, spreading the recycling). StrandedPerPass caps the runners of a pool recycled
+	// by one repair (default 3).
+	StrandedAfter   time.Duration
+	StrandedPerPass int
 }
 
 // WithDefaults fills zero fields.
@@ -51,6 +57,10 @@ func (p Policy) WithDefaults() Policy {
 	def(&p.ScaleDownGrace, 5*time.Minute)
 	def(&p.JobTTL, 24*time.Hour)
 	def(&p.HistoryTTL, 24*time.Hour)
+	def(&p.StrandedAfter, 10*time.Minute)
+	if p.StrandedPerPass <= 0 {
+		p.StrandedPerPass = 3
+	}
 	if p.HistoryKeep <= 0 {
 		p.HistoryKeep = 10
 	}
