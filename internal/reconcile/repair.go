@@ -261,7 +261,8 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 }
 
 // runnerListTTL is how long one listing of an entity's forge runners serves the repairs
-// of its pools: an entity with many pools is listed once, not once per pool. A listing
+// of its pools (at most half the repair interval): an entity with many pools is listed
+// once, not once per pool. A listing
 // only proposes candidates; each is checked against the store before it is removed.
 const runnerListTTL = time.Minute
 
@@ -278,7 +279,7 @@ func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) (
 	r.mu.Lock()
 	l, ok := r.runnerLists[env.entity.ID]
 	r.mu.Unlock()
-	if ok && now.Sub(l.at) < runnerListTTL && !now.Before(l.at) {
+	if ok && now.Sub(l.at) < min(runnerListTTL, r.o.RepairInterval/2) && !now.Before(l.at) {
 		return l.runners, l.at, nil
 	}
 	runners, err := f.ListRunners(ctx, env.entity)
