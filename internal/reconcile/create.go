@@ -204,6 +204,10 @@ func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Inst
 		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
 		return
 	}
+	if pi.Name != "" && pi.Name != in.Name {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, fmt.Sprintf(
+			"the provider reports this instance as %q; garrison matches it by its provider id %s", pi.Name, pi.ProviderID))
+	}
 	if out.RunnerStatus == garrison.RunnerTerminated {
 		r.markDelete(ctx, env, in.Name, "runner finished its job while the instance was being created")
 	}

@@ -172,12 +172,15 @@ func (r *Reconciler) busyNames(env *poolEnv) map[string]bool {
 
 // removeStrays deletes provider instances that have no record.
 func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance) {
-	known := map[string]bool{}
+	known, knownIDs := map[string]bool{}, map[string]bool{}
 	for _, in := range rows {
 		known[in.Name] = in.Status != garrison.InstanceDeleted // history stands behind nothing
+		if in.ProviderID != "" && in.Status != garrison.InstanceDeleted {
+			knownIDs[in.ProviderID] = true // a provider may name the instance its own way
+		}
 	}
 	for _, pi := range list {
-		if known[pi.Name] {
+		if known[pi.Name] || (pi.ProviderID != "" && knownIDs[pi.ProviderID]) {
 			continue
 		}
 		t := provider.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
@@ -193,9 +196,10 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance,
 	busy map[string]bool, listedAt time.Time) int {
 	settled := 0
-	listed := map[string]bool{}
+	listed, listedIDs := map[string]bool{}, map[string]bool{}
 	for _, pi := range list {
 		listed[pi.Name] = true
+		listedIDs[pi.ProviderID] = pi.ProviderID != ""
 	}
 	for _, in := range rows {
 		// An instance an operation works on, or one changed after the listing began (an
@@ -208,7 +212,7 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 			r.resolveWith(ctx, env, in, list)
 			settled++
 		case garrison.InstanceRunning, garrison.InstanceStopped, garrison.InstanceUnknown:
-			if !listed[in.Name] {
+			if !listed[in.Name] && !(in.ProviderID != "" && listedIDs[in.ProviderID]) {
 				r.markDeleteAnyway(ctx, env, in.Name, "the instance is gone from the provider")
 				settled++
 			}

@@ -113,3 +113,43 @@ func TestStrandedRunnersRecycled(t *testing.T) {
 		t.Fatal("its instance is left in the provider")
 	}
 }
+
+// TestRenamedInstancesMatchedByProviderID: a provider that reports an instance under
+// another name than asked keeps it; every later repair matches the instance by its
+// provider id instead of deleting the "stray" and closing the "vanished" record.
+func TestRenamedInstancesMatchedByProviderID(t *testing.T) {
+	h := newHarness(t)
+	p := h.pool(2, 2, `{"rename_suffix": "-own"}`)
+	r := h.reconciler(h.prov)
+	h.settle(r, p.ID)
+	want := map[string]bool{}
+	for _, in := range h.instances(p.ID) {
+		want[in.Name] = true
+		if in.Status != garrison.InstanceRunning || in.ProviderID != "sim-"+in.Name {
+			t.Fatalf("instance %s: %s, provider id %q", in.Name, in.Status, in.ProviderID)
+		}
+	}
+	for range 3 {
+		h.advance(time.Minute)
+		if _, err := r.repairPool(t.Context(), p.ID); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(r)
+		h.settle(r, p.ID)
+	}
+	got := map[string]bool{}
+	for _, in := range h.instances(p.ID) {
+		got[in.Name] = in.Status == garrison.InstanceRunning
+	}
+	if len(got) != len(want) {
+		t.Fatalf("instances after three repairs %v, want the same %v", got, want)
+	}
+	for name := range want {
+		if !got[name] {
+			t.Fatalf("instance %s was replaced or moved: %v", name, got)
+		}
+		if !h.providerNames(p.ID)[name+"-own"] {
+			t.Fatalf("the provider lost %s-own: %v", name, h.providerNames(p.ID))
+		}
+	}
+}
