@@ -263,6 +263,8 @@ func TestParseErrors(t *testing.T) {
 		{"interface version", prov(exe + "interface_version = \"v0.2.0\""), "provider[0].external.interface_version", `must be "", "v0.1.0" or "v0.1.1"`},
 		{"exec timeout", prov(exe + "exec_timeout_seconds = -5"), "provider[0].external.exec_timeout_seconds", "must be >= 0"},
 		{"concurrency", prov(exe + "max_concurrency = 0"), "provider[0].external.max_concurrency", "must be >= 1"},
+		{"command timeout unknown", prov(exe + "command_timeouts = { Reboot = 5 }"), "provider[0].external.command_timeouts", `unknown command "Reboot"`},
+		{"command timeout zero", prov(exe + "command_timeouts = { ListInstances = 0 }"), "provider[0].external.command_timeouts", "ListInstances must be > 0"},
 		{"conflicting knob", "[[provider]]\nname = \"p\"\nprovider_type = \"external\"\nmax_concurrency = 2\n[provider.external]\n" + exe + "max_concurrency = 3", "provider[0].max_concurrency", "different value"},
 		{"empty env prefix", prov(exe + "environment_variables = [\"\"]"), "provider[0].external.environment_variables", "is empty"},
 		{"duplicate", prov(exe) + "\n" + prov(exe), "provider[1].name", `duplicate provider name "p"`},

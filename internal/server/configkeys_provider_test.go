@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/config"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // probeProviderScript records the environment of each call in env.<command> next to
@@ -136,8 +137,19 @@ func providerProbes() map[string]keyProbe {
 		},
 		"provider.exec_timeout_seconds":          timeoutProbe("exec_timeout_seconds = 7\n", ""),
 		"provider.external.exec_timeout_seconds": timeoutProbe("", "exec_timeout_seconds = 7\n"),
-		"provider.max_concurrency":               concurrencyProbe("max_concurrency = 3\n", ""),
-		"provider.external.max_concurrency":      concurrencyProbe("", "max_concurrency = 3\n"),
+		"provider.external.command_timeouts": func(t *testing.T) {
+			get := func(external string) time.Duration {
+				a, _ := probeApp(t, providerSection(t, "", external))
+				return providerExecConfig(a.providers[0].cfg, "", nil, nil).CommandTimeouts[provider.ListInstances]
+			}
+			with := get("command_timeouts = { ListInstances = 7 }\n")
+			if with != 7*time.Second {
+				t.Errorf("ListInstances limit %s, want 7s", with)
+			}
+			differs(t, "the ListInstances limit", get(""), with)
+		},
+		"provider.max_concurrency":          concurrencyProbe("max_concurrency = 3\n", ""),
+		"provider.external.max_concurrency": concurrencyProbe("", "max_concurrency = 3\n"),
 		"provider.external.provider_executable": func(t *testing.T) {
 			if env := providerCallEnv(t, providerSection(t, "", "")); env["GARM_COMMAND"] != "GetVersion" {
 				t.Errorf("the provider saw %v", env)
