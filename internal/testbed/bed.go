@@ -54,6 +54,9 @@ type Options struct {
 	ScaleDownGrace time.Duration
 	// Reconcile sets more [reconcile] durations of the server (key → value), for tests.
 	Reconcile map[string]time.Duration
+	// ProviderExternal is added to the simulation provider's [provider.external] table
+	// (TOML lines, e.g. command_timeouts), for tests.
+	ProviderExternal string
 	// SimAddr is the forge simulator's listen address ("" = a free loopback port).
 	SimAddr string
 	// SimWrap, when set, wraps the simulator's HTTP handler (tests watch the runners'
@@ -203,7 +206,7 @@ description = "simulation provider: instances are local processes"
   provider_executable = %q
   config_file = %q
   interface_version = "v0.1.1"
-`, ProviderName, provider, b.SimConfigPath())
+`, ProviderName, provider, b.SimConfigPath()) + b.opts.ProviderExternal
 }
 
 // startSim serves the forge simulator through the start recorder.
