@@ -28,7 +28,10 @@ var chaosPhases = []chaosPhase{
 		func(e *e2eEnv) error { return e.SetProviderFault("hang = true") },
 		func(e *e2eEnv) error { return e.SetProviderFault("") }},
 	{"forge 500",
-		func(e *e2eEnv) error { e.Sim.SetAPIFault(forgesim.APIFault{Status: http.StatusInternalServerError}); return nil },
+		func(e *e2eEnv) error {
+			e.Sim.SetAPIFault(forgesim.APIFault{Status: http.StatusInternalServerError})
+			return nil
+		},
 		func(e *e2eEnv) error { e.Sim.SetAPIFault(forgesim.APIFault{}); return nil }},
 	{"forge 403/429 (rate limit with reset, secondary limit with Retry-After)",
 		func(e *e2eEnv) error {
