@@ -19,6 +19,8 @@ type InstanceStore interface {
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+	// DeleteInstance removes a history record (a retired runner).
+	DeleteInstance(ctx context.Context, name string) error
 }
 
 // JobStore is the part of the job store the API uses.
