@@ -23,7 +23,7 @@ const (
 
 // The shape of the crash run.
 const (
-	crashKills       = 22 // while jobs are queued and runners made
+	crashKills       = 18 // while jobs are queued and runners made
 	crashDownKills   = 4  // while the pools scale down
 	crashJobsUpFront = 12
 	crashJobsPerKill = 2 // queued while the server is down: their webhooks are lost
@@ -32,7 +32,7 @@ const (
 	crashMaxInterval = 2 * time.Second
 	// crashBootDelay makes provisioning slow (creates that take seconds), so that kills
 	// land in the middle of CreateInstance calls.
-	crashBootDelay = 1500 * time.Millisecond
+	crashBootDelay = time.Second
 )
 
 // TestCrashRestart queues a burst of jobs with mixed labels and kills the server
