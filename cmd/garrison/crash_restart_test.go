@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,27 +23,32 @@ const (
 
 // The shape of the crash run.
 const (
-	crashKills       = 22
+	crashKills       = 18 // while jobs are queued and runners made
+	crashDownKills   = 4  // while the pools scale down
 	crashJobsUpFront = 12
 	crashJobsPerKill = 2 // queued while the server is down: their webhooks are lost
 	crashWaveKills   = 12
 	crashMinInterval = 300 * time.Millisecond
 	crashMaxInterval = 2 * time.Second
+	// crashBootDelay makes provisioning slow (creates that take seconds), so that kills
+	// land in the middle of CreateInstance calls.
+	crashBootDelay = time.Second
 )
 
 // TestCrashRestart queues a burst of jobs with mixed labels and kills the server
 // (SIGKILL) at random moments, restarting it on the same data directory and port each
-// time, while the simulation provider's boot processes and the stand-in runners go on.
-// Some jobs are queued while the server is down, so their webhooks are lost. After a
-// final restart the forge is asked to redeliver the failed deliveries (what the
-// missed-webhook sweep does, every 10 minutes, which a test cannot wait for). Then every
-// job must have run, the ledger must agree with the forge, and after scale-down nothing
-// may be left: no instance in the store or in the provider, no runner in the forge, no
-// boot or runner process.
+// time, while the simulation provider's boot processes (slow: creates take seconds) and
+// the stand-in runners go on. Some jobs are queued while the server is down, so their
+// webhooks are lost: garrison's own missed-webhook sweep must find them — the test
+// redelivers nothing. Then every job must have run and the ledger must agree with the
+// forge. Then the pools are scaled down (min idle 0, disabled) and the server is killed
+// a few more times while it scales down; garrison must clean up by itself — the test
+// deletes nothing — leaving nothing: no instance in the store or in the provider, no
+// runner in the forge, no boot or runner process.
 func TestCrashRestart(t *testing.T) {
 	skipE2E(t)
 	if os.Getenv(crashTestEnv) != "1" {
-		t.Skipf("takes about three minutes; set %s=1", crashTestEnv)
+		t.Skipf("takes about four minutes; set %s=1", crashTestEnv)
 	}
 	seed := crashSeed(t)
 	rng := rand.New(rand.NewPCG(seed, seed))
@@ -53,32 +57,59 @@ func TestCrashRestart(t *testing.T) {
 
 	start := time.Now()
 	ids := c.queue(t, rng, crashJobsUpFront)
+	lost := 0
 	for i := range crashKills {
-		time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
-		c.srv.kill()
-		if i < crashWaveKills {
-			ids = append(ids, c.queue(t, rng, crashJobsPerKill)...)
-		}
-		if err := c.srv.start(ctx); err != nil {
-			t.Fatalf("restart %d: %v", i+1, err)
-		}
+		c.killAndRestart(t, rng, func() {
+			if i < crashWaveKills {
+				ids = append(ids, c.queue(t, rng, crashJobsPerKill)...)
+				lost += crashJobsPerKill
+			}
+		})
 	}
-	t.Logf("killed and restarted the server %d times in %s; %d jobs queued", crashKills, time.Since(start).Round(time.Second), len(ids))
+	t.Logf("killed and restarted the server %d times in %s; %d jobs queued, %d of them while it was down (webhooks lost)",
+		crashKills, time.Since(start).Round(time.Second), len(ids), lost)
 
-	c.redeliverFailed(t)
-	eventuallyWithin(t, 3*time.Minute, "every job completed", func() (bool, string) {
+	eventuallyWithin(t, 4*time.Minute, "every job completed", func() (bool, string) {
 		done := c.CompletedJobs(ids)
 		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s", done, len(ids), c.RunnerCounts(ctx))
 	})
 	t.Logf("every job completed %s after the first was queued", time.Since(start).Round(time.Second))
 	eventually(t, "the ledger to agree with the forge", func() (bool, string) { return c.ledgerSettled(t, ids) })
-	if err := c.ScaleDown(ctx); err != nil {
-		t.Fatal(err)
+	c.disablePools(t)
+	for range crashDownKills {
+		c.killAndRestart(t, rng, nil)
 	}
 	expectNoLeaks(t, c.Bed)
-	t.Logf("scaled down, nothing left, %s after the first job was queued", time.Since(start).Round(time.Second))
+	t.Logf("%d kills in all; scaled down by itself, nothing left, %s after the first job was queued",
+		crashKills+crashDownKills, time.Since(start).Round(time.Second))
 	if err := c.srv.stop(); err != nil {
 		t.Errorf("final server stop: %v", err)
+	}
+}
+
+// killAndRestart waits a random moment, kills the server, runs whileDown (if any) and
+// starts the server again.
+func (c *crashRun) killAndRestart(t *testing.T, rng *rand.Rand, whileDown func()) {
+	t.Helper()
+	time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
+	c.srv.kill()
+	if whileDown != nil {
+		whileDown()
+	}
+	if err := c.srv.start(t.Context()); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+}
+
+// disablePools scales every pool down (min idle 0, disabled) through the API; the
+// server must then remove every runner by itself.
+func (c *crashRun) disablePools(t *testing.T) {
+	t.Helper()
+	zero, off := uint(0), false
+	for _, id := range c.PoolIDs {
+		if _, err := c.API.UpdatePool(t.Context(), id, apiv1.UpdatePoolParams{MinIdleRunners: &zero, Enabled: &off}); err != nil {
+			t.Fatalf("scaling pool %s down: %v", id, err)
+		}
 	}
 }
 
@@ -108,8 +139,10 @@ type crashRun struct {
 // sets up the demo's repository and pools through the REST API.
 func newCrashRun(t *testing.T) *crashRun {
 	t.Helper()
-	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: 50 * time.Millisecond,
-		BaseDir: t.TempDir(), Tools: helperTools(t)})
+	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
+		BaseDir: t.TempDir(), Tools: helperTools(t), ScaleDownGrace: 2 * time.Second,
+		// The missed-webhook sweep finds the jobs queued while the server was down.
+		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,37 +193,6 @@ func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
-}
-
-// redeliverFailed asks the forge, through its API, to redeliver every delivery to the
-// repository's hook that got no 2xx answer (as the missed-webhook sweep would).
-func (c *crashRun) redeliverFailed(t *testing.T) {
-	t.Helper()
-	if err := c.Sim.WaitDeliveries(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, d := range c.Sim.Deliveries() {
-		if d.OK() || d.Event != "workflow_job" {
-			continue
-		}
-		url := fmt.Sprintf("%s/repos/%s/hooks/%d/deliveries/%d/attempts", c.Sim.URL(), testbed.Repo, d.HookID, d.ID)
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+c.PAT)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatalf("redelivering %d: %v", d.ID, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			t.Fatalf("redelivering %d: %s", d.ID, resp.Status)
-		}
-		n++
-	}
-	t.Logf("asked the forge to redeliver %d failed deliveries", n)
 }
 
 // ledgerSettled reports whether garrison's job ledger shows none of ids as still queued

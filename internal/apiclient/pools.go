@@ -41,6 +41,16 @@ func (c *Client) GetPool(ctx context.Context, id string) (apiv1.Pool, error) {
 	return get[apiv1.Pool](ctx, c, "/pools"+s, nil)
 }
 
+// PoolHealth reports whether a pool is healthy, degraded or stopped, and why (GET
+// /pools/{id}/health, garrison's own).
+func (c *Client) PoolHealth(ctx context.Context, id string) (apiv1.PoolHealth, error) {
+	s, err := seg(id)
+	if err != nil {
+		return apiv1.PoolHealth{}, err
+	}
+	return get[apiv1.PoolHealth](ctx, c, "/pools"+s+"/health", nil)
+}
+
 // UpdatePool changes a pool (PUT /pools/{id}).
 func (c *Client) UpdatePool(ctx context.Context, id string, p apiv1.UpdatePoolParams) (apiv1.Pool, error) {
 	s, err := seg(id)

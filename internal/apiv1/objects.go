@@ -67,6 +67,23 @@ type PoolManagerStatus struct {
 	FailureReason string `json:"failure_reason,omitempty"`
 }
 
+// Pool states reported by PoolHealth.
+const (
+	PoolHealthy  = "healthy"
+	PoolDegraded = "degraded"
+	PoolStopped  = "stopped"
+)
+
+// PoolHealth is garrison's own report on a pool (GET /pools/{id}/health): healthy;
+// degraded, still running and healing by itself (provider failing, forge unauthorised,
+// rate-limited until a time, no runner download); or stopped (disabled, or a
+// configuration error).
+type PoolHealth struct {
+	PoolID string `json:"pool_id"`
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
 // HookInfo describes an installed forge webhook.
 type HookInfo struct {
 	ID          int64    `json:"id"`

@@ -19,7 +19,7 @@ import (
 // poolCmd manages pools.
 func (a *app) poolCmd() *cobra.Command {
 	return group("pool", "Manage pools of runners", []string{"pools"},
-		a.poolAddCmd(), a.poolListCmd(), a.poolShowCmd(), a.poolUpdateCmd(), a.poolDeleteCmd(),
+		a.poolAddCmd(), a.poolListCmd(), a.poolShowCmd(), a.poolHealthCmd(), a.poolUpdateCmd(), a.poolDeleteCmd(),
 		group("runner", "Manage the runners of a pool", nil, a.poolRotateCmd()))
 }
 
@@ -226,6 +226,22 @@ func (a *app) poolShowCmd() *cobra.Command {
 			return err
 		}
 		return a.render(cmd, pool, func(w io.Writer) { writeFields(w, poolFields(pool)) })
+	})
+	return cmd
+}
+
+// poolHealthCmd: GET /pools/{id}/health.
+func (a *app) poolHealthCmd() *cobra.Command {
+	cmd := addFormat(&cobra.Command{Use: "health <pool-id>", Aliases: []string{"status"},
+		Short: "Show whether a pool is healthy, degraded (and why) or stopped", Args: cobra.ExactArgs(1)})
+	cmd.RunE = a.withClient(func(ctx context.Context, cmd *cobra.Command, c *apiclient.Client, args []string) error {
+		h, err := c.PoolHealth(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		return a.render(cmd, h, func(w io.Writer) {
+			writeFields(w, []field{{"Pool ID", h.PoolID}, {"State", h.State}, {"Reason", h.Reason}})
+		})
 	})
 	return cmd
 }

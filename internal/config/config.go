@@ -194,6 +194,9 @@ type Provider struct {
 	ExecTimeout time.Duration
 	// MaxConcurrency is max_concurrency (default DefaultMaxConcurrency).
 	MaxConcurrency int
+	// CommandTimeouts is command_timeouts: per-command time limits, by GARM_COMMAND
+	// value; DefaultCommandTimeouts fill the commands it leaves out.
+	CommandTimeouts map[string]time.Duration
 }
 
 // Provider returns the provider with the given name.

@@ -263,6 +263,8 @@ func TestParseErrors(t *testing.T) {
 		{"interface version", prov(exe + "interface_version = \"v0.2.0\""), "provider[0].external.interface_version", `must be "", "v0.1.0" or "v0.1.1"`},
 		{"exec timeout", prov(exe + "exec_timeout_seconds = -5"), "provider[0].external.exec_timeout_seconds", "must be >= 0"},
 		{"concurrency", prov(exe + "max_concurrency = 0"), "provider[0].external.max_concurrency", "must be >= 1"},
+		{"command timeout unknown", prov(exe + "command_timeouts = { Reboot = 5 }"), "provider[0].external.command_timeouts", `unknown command "Reboot"`},
+		{"command timeout zero", prov(exe + "command_timeouts = { ListInstances = 0 }"), "provider[0].external.command_timeouts", "ListInstances must be > 0"},
 		{"conflicting knob", "[[provider]]\nname = \"p\"\nprovider_type = \"external\"\nmax_concurrency = 2\n[provider.external]\n" + exe + "max_concurrency = 3", "provider[0].max_concurrency", "different value"},
 		{"empty env prefix", prov(exe + "environment_variables = [\"\"]"), "provider[0].external.environment_variables", "is empty"},
 		{"duplicate", prov(exe) + "\n" + prov(exe), "provider[1].name", `duplicate provider name "p"`},
@@ -595,16 +597,26 @@ func TestDefaultDataDir(t *testing.T) {
 }
 
 func TestReconcileSection(t *testing.T) {
-	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\n"))
+	cfg, err := Parse([]byte("[reconcile]\nscale_down_grace = \"30s\"\nmax_create_attempts = 3\nresync_interval = \"20s\"\nrepair_interval = \"2m\"\nsweep_interval = \"15m\"\nsweep_start_delay = \"10s\"\nretry_backoff = \"2s\"\nmax_retry_backoff = \"1m\"\nstranded_runner_timeout = \"3m\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Reconcile{ScaleDownGrace: 30 * time.Second, MaxCreateAttempts: 3, ResyncInterval: 20 * time.Second,
-		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second}
+		RepairInterval: 2 * time.Minute, SweepInterval: 15 * time.Minute, SweepStartDelay: 10 * time.Second,
+		RetryBackoff: 2 * time.Second, MaxRetryBackoff: time.Minute, StrandedTimeout: 3 * time.Minute}
 	if cfg.Reconcile != want {
 		t.Errorf("reconcile = %+v, want %+v", cfg.Reconcile, want)
 	}
 	if d := Default(t.TempDir()).Reconcile; d != defaultReconcile() || d.ScaleDownGrace != 5*time.Minute {
 		t.Errorf("defaults = %+v", d)
+	}
+	for body, want := range map[string]string{
+		"retry_backoff = \"0s\"":                              "reconcile.retry_backoff",
+		"retry_backoff = \"soon\"":                            "reconcile.retry_backoff",
+		"retry_backoff = \"1m\"\nmax_retry_backoff = \"10s\"": "must not be below reconcile.retry_backoff",
+	} {
+		if _, err := Parse([]byte("[reconcile]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want one naming %q", body, err, want)
+		}
 	}
 }

@@ -176,4 +176,6 @@ type fileExternal struct {
 	ExecTimeoutSeconds *int `toml:"exec_timeout_seconds"`
 	// max_concurrency: concurrent calls to this provider, >= 1. Default 10.
 	MaxConcurrency *int `toml:"max_concurrency"`
+	// command_timeouts: command name (GARM_COMMAND) -> seconds, > 0.
+	CommandTimeouts map[string]int `toml:"command_timeouts"`
 }

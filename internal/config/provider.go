@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,6 +55,7 @@ func resolveProvider(key string, r *fileProvider, errs, warns *problems) Provide
 		errs.field(key+".external.exec_timeout_seconds", "must be >= 0 (0 = no limit), got %d", timeout)
 	}
 	out.ExecTimeout = time.Duration(timeout) * time.Second
+	out.CommandTimeouts = resolveCommandTimeouts(key, ext.CommandTimeouts, errs)
 	out.MaxConcurrency = pickInt(key, "max_concurrency", r.MaxConcurrency, ext.MaxConcurrency, DefaultMaxConcurrency, errs)
 	if out.MaxConcurrency < 1 {
 		errs.field(key+".external.max_concurrency", "must be >= 1, got %d", out.MaxConcurrency)
@@ -152,4 +155,37 @@ func checkEnvPrefixes(key string, prefixes []string, errs, warns *problems) {
 			warns.field(key+".external.environment_variables", "%q has no effect: GARM* variables are never passed through", p)
 		}
 	}
+}
+
+// DefaultCommandTimeouts bound the provider commands that should answer quickly, so that
+// a provider that hangs is killed and counted as a failure instead of holding its
+// budget for ever. CreateInstance is bounded by the pool's bootstrap timeout, and
+// RemoveAllInstances may take long: neither has a default.
+var DefaultCommandTimeouts = map[string]time.Duration{
+	"DeleteInstance": 5 * time.Minute, "GetInstance": time.Minute, "ListInstances": 2 * time.Minute,
+	"StartInstance": 5 * time.Minute, "StopInstance": 5 * time.Minute,
+	"GetVersion": time.Minute, "GetSupportedInterfaceVersions": time.Minute, "ValidatePoolInfo": time.Minute,
+	"GetConfigJSONSchema": time.Minute, "GetExtraSpecsJSONSchema": time.Minute,
+}
+
+// providerCommands are the command names command_timeouts accepts.
+var providerCommands = []string{"CreateInstance", "DeleteInstance", "GetInstance", "ListInstances", "RemoveAllInstances",
+	"StartInstance", "StopInstance", "GetVersion", "GetSupportedInterfaceVersions", "ValidatePoolInfo",
+	"GetConfigJSONSchema", "GetExtraSpecsJSONSchema"}
+
+// resolveCommandTimeouts checks command_timeouts and fills in the defaults.
+func resolveCommandTimeouts(key string, raw map[string]int, errs *problems) map[string]time.Duration {
+	out := maps.Clone(DefaultCommandTimeouts)
+	for _, cmd := range slices.Sorted(maps.Keys(raw)) {
+		secs := raw[cmd]
+		switch {
+		case !slices.Contains(providerCommands, cmd):
+			errs.field(key+".external.command_timeouts", "unknown command %q (one of %s)", cmd, strings.Join(providerCommands, ", "))
+		case secs <= 0:
+			errs.field(key+".external.command_timeouts", "%s must be > 0 seconds, got %d", cmd, secs)
+		default:
+			out[cmd] = time.Duration(secs) * time.Second
+		}
+	}
+	return out
 }

@@ -10,6 +10,9 @@ const (
 	DefaultRepairInterval    = 5 * time.Minute
 	DefaultSweepInterval     = 10 * time.Minute
 	DefaultSweepStartDelay   = time.Minute
+	DefaultRetryBackoff      = 10 * time.Second
+	DefaultMaxRetryBackoff   = 5 * time.Minute
+	DefaultStrandedTimeout   = 10 * time.Minute
 )
 
 // Reconcile holds [reconcile]: how the pool reconciler and the missed-webhook sweep pace
@@ -33,6 +36,14 @@ type Reconcile struct {
 	// SweepStartDelay is sweep_start_delay: the first sweep of each entity happens within
 	// this time after the server starts, so webhooks lost while it was down are found soon.
 	SweepStartDelay time.Duration
+	// RetryBackoff is retry_backoff: the wait before the first retry of a failed create,
+	// and before the first new runner of a pool whose runner failed; it doubles per
+	// failure up to MaxRetryBackoff (max_retry_backoff).
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// StrandedTimeout is stranded_runner_timeout: an idle runner the forge lists offline
+	// (or not at all) for this long while its instance runs is recycled.
+	StrandedTimeout time.Duration
 }
 
 // fileReconcile is [reconcile] as written.
@@ -49,6 +60,12 @@ type fileReconcile struct {
 	SweepInterval *string `toml:"sweep_interval"`
 	// sweep_start_delay: Go duration, default "1m".
 	SweepStartDelay *string `toml:"sweep_start_delay"`
+	// retry_backoff: Go duration, default "10s".
+	RetryBackoff *string `toml:"retry_backoff"`
+	// max_retry_backoff: Go duration, default "5m"; not below retry_backoff.
+	MaxRetryBackoff *string `toml:"max_retry_backoff"`
+	// stranded_runner_timeout: Go duration, default "10m".
+	StrandedTimeout *string `toml:"stranded_runner_timeout"`
 }
 
 // defaultReconcile returns [reconcile]'s defaults.
@@ -57,6 +74,7 @@ func defaultReconcile() Reconcile {
 		ScaleDownGrace: DefaultScaleDownGrace, MaxCreateAttempts: DefaultMaxCreateAttempts,
 		ResyncInterval: DefaultResyncInterval, RepairInterval: DefaultRepairInterval,
 		SweepInterval: DefaultSweepInterval, SweepStartDelay: DefaultSweepStartDelay,
+		RetryBackoff: DefaultRetryBackoff, MaxRetryBackoff: DefaultMaxRetryBackoff, StrandedTimeout: DefaultStrandedTimeout,
 	}
 }
 
@@ -74,6 +92,9 @@ func resolveReconcile(r *fileReconcile, errs *problems) Reconcile {
 		{"reconcile.repair_interval", r.RepairInterval, &out.RepairInterval, false},
 		{"reconcile.sweep_interval", r.SweepInterval, &out.SweepInterval, false},
 		{"reconcile.sweep_start_delay", r.SweepStartDelay, &out.SweepStartDelay, false},
+		{"reconcile.retry_backoff", r.RetryBackoff, &out.RetryBackoff, false},
+		{"reconcile.max_retry_backoff", r.MaxRetryBackoff, &out.MaxRetryBackoff, false},
+		{"reconcile.stranded_runner_timeout", r.StrandedTimeout, &out.StrandedTimeout, false},
 	}
 	for _, d := range durations {
 		if d.raw == nil {
@@ -87,6 +108,9 @@ func resolveReconcile(r *fileReconcile, errs *problems) Reconcile {
 		default:
 			*d.dst = v
 		}
+	}
+	if out.MaxRetryBackoff < out.RetryBackoff {
+		errs.field("reconcile.max_retry_backoff", "must not be below reconcile.retry_backoff (%v), got %v", out.RetryBackoff, out.MaxRetryBackoff)
 	}
 	if r.MaxCreateAttempts != nil {
 		if n := *r.MaxCreateAttempts; n < 1 || n > 100 {

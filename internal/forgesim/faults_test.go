@@ -258,3 +258,23 @@ func TestGiteaMode(t *testing.T) {
 		t.Fatalf("bad token: %d", resp.StatusCode)
 	}
 }
+
+func TestAPIFault(t *testing.T) {
+	s, url := newSim(t, Options{})
+	runners := url + "/repos/acme/app/actions/runners"
+	if resp, _ := call(t, http.MethodGet, runners, pat, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthy: %d", resp.StatusCode)
+	}
+	s.SetAPIFault(APIFault{Status: http.StatusBadGateway})
+	if resp, _ := call(t, http.MethodGet, runners, pat, nil); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("outage: %d, want 502", resp.StatusCode)
+	}
+	s.SetAPIFault(APIFault{Delay: 50 * time.Millisecond})
+	if resp, _ := call(t, http.MethodGet, runners, pat, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("slow forge: %d, want 200 after the delay", resp.StatusCode)
+	}
+	s.SetAPIFault(APIFault{})
+	if resp, _ := call(t, http.MethodGet, runners, pat, nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("recovered: %d", resp.StatusCode)
+	}
+}

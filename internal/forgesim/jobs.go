@@ -96,7 +96,7 @@ func (s *Sim) Acquire(name, secret string) (*Job, error) {
 		return nil, err
 	}
 	if rn.stranded {
-		return nil, nil // its connection is gone: it never gets a job
+		return nil, garrison.Errorf(garrison.EInternal, "forgesim: runner %q lost its session in an outage", rn.name)
 	}
 	rn.online, rn.version = true, s.opts.RunnerVersion
 	if rn.busy {

@@ -78,6 +78,10 @@ func (s *Sim) serveGitHub(w http.ResponseWriter, r *http.Request, route string, 
 	w.Header().Set("X-GitHub-Request-Id", strings.ToUpper(randomHex(8)))
 	p, fail := s.authenticate(r)
 	s.count(route, p.cred)
+	if f := s.applyAPIFault(r); f != nil {
+		s.write(w, *f)
+		return
+	}
 	if fail != nil {
 		s.write(w, *fail)
 		return

@@ -2,6 +2,7 @@ package forgesim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/garrison-ci/garrison"
@@ -30,6 +31,27 @@ func (rn *runner) snapshot() Runner {
 		Ephemeral: rn.ephemeral, Online: rn.online, Busy: rn.busy, JobID: rn.jobID, Secret: rn.secret,
 		ScaleSetID: rn.setID,
 	}
+}
+
+// StrandRunners plays a forge outage that loses runners' sessions, as GitHub's of
+// 2026-08-06 did: the named runners (every runner when none is named) go offline for
+// good and never take a job again; with busy the forge also believes them busy, so it
+// refuses to remove them (422). It returns how many runners it stranded.
+func (s *Sim) StrandRunners(busy bool, names ...string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, rn := range s.st.runners {
+		if len(names) > 0 && !slices.ContainsFunc(names, func(x string) bool { return strings.EqualFold(x, rn.name) }) {
+			continue
+		}
+		rn.stranded, rn.online = true, false
+		if busy {
+			rn.busy = true
+		}
+		n++
+	}
+	return n
 }
 
 // Runners returns all runners, by id.

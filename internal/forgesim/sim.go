@@ -46,11 +46,12 @@ type Sim struct {
 	mu sync.Mutex // guards everything below
 	st state
 	// rng drives the delivery faults; guarded by mu so decisions follow event order.
-	rng     *rand.Rand
-	faults  DeliveryFaults
-	limits  RateLimitOptions
-	tarball []byte
-	binary  []byte // Gitea runner downloads; nil: the tarball
+	rng      *rand.Rand
+	faults   DeliveryFaults
+	limits   RateLimitOptions
+	apiFault APIFault // SetAPIFault
+	tarball  []byte
+	binary   []byte // Gitea runner downloads; nil: the tarball
 	// releases are the Gitea runner releases served; nil: DefaultGiteaReleases.
 	releases []GiteaRelease
 	baseURL  string

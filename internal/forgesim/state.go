@@ -128,7 +128,9 @@ type runner struct {
 	secret    string
 	jobID     int64
 	setID     int64 // the runner scale set it belongs to; 0 for pool runners
-	stranded  bool  // StrandRunner: offline for good, takes no job
+	// stranded: the runner lost its session in an outage (StrandRunner, StrandRunners):
+	// it shows offline and never takes a job again.
+	stranded bool
 }
 
 type job struct {

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -238,6 +239,11 @@ func TestInstanceDeleteRules(t *testing.T) {
 	h.expectError(h.call("DELETE", api("/instances/creating"+q), tok, nil), 400, "Bad Request",
 		"runner must be in running, error, pending_delete or pending_force_delete state (is creating)")
 	h.expect(h.call("DELETE", api("/instances/errored"+q), tok, nil), 200, nil)
+	mk("history", garrison.InstanceDeleted, 0) // a retired runner kept as history
+	h.expect(h.call("DELETE", api("/instances/history"+q), tok, nil), 200, nil)
+	if _, err := h.store.Instance(ctx, "history"); !errors.Is(err, garrison.ErrNotFound) {
+		t.Errorf("history record after DELETE: %v, want it gone", err)
+	}
 
 	h.forge.mu.Lock()
 	h.forge.removeErr = garrison.ErrUnauthorized

@@ -50,7 +50,8 @@ func (s *Server) handleGetInstance(w http.ResponseWriter, r *http.Request) error
 // handleDeleteInstance serves DELETE /instances/{name}[?forceRemove=&bypassGHUnauthorized=].
 // The forge runner is removed first when there is one (rest-api §3.7); the instance is
 // then marked pending_delete (or pending_force_delete) for the reconciler to remove, with
-// its agent id cleared so that the reconciler does not deregister the runner again.
+// its agent id cleared so that the reconciler does not deregister the runner again. A
+// history record (a retired runner, status deleted) is removed at once.
 func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	force, err := queryBool(r, "forceRemove")
@@ -61,6 +62,14 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) er
 	var i garrison.Instance
 	if err == nil {
 		i, err = s.store.Instance(ctx, r.PathValue("name"))
+	}
+	if err == nil && i.Status == garrison.InstanceDeleted {
+		// A retired runner kept as history: nothing is left of it but the record.
+		if err = s.store.DeleteInstance(ctx, i.Name); err != nil {
+			return err
+		}
+		writeEmpty(w)
+		return nil
 	}
 	var removed int64
 	if err == nil {

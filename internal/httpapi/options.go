@@ -21,6 +21,8 @@ type InstanceStore interface {
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
+	// DeleteInstance removes a history record (a retired runner).
+	DeleteInstance(ctx context.Context, name string) error
 }
 
 // JobStore is the part of the job store the API uses.
@@ -82,6 +84,9 @@ type Forge interface {
 type PoolManagers interface {
 	Status(entityID string) (running bool, failureReason string)
 	SetFailed(entityID, reason string)
+	// PoolHealth reports a pool's state (apiv1.PoolHealthy, PoolDegraded, PoolStopped)
+	// and why.
+	PoolHealth(p garrison.Pool) (state, reason string)
 }
 
 // RateLimits reports the last observed forge rate limit of GitHub credentials, without

@@ -412,3 +412,18 @@ func (s *Server) handleRotateRunners(w http.ResponseWriter, r *http.Request) err
 	writeOK(w, apiv1.RotateRunnersResponse{Rotated: n})
 	return nil
 }
+
+// handlePoolHealth serves GET /pools/{poolID}/health: garrison's own report on whether
+// the pool is healthy, degraded (and why) or stopped.
+func (s *Server) handlePoolHealth(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.poolInPath(r, nil)
+	if err != nil {
+		return err
+	}
+	v := apiv1.PoolHealth{PoolID: p.ID, State: apiv1.PoolStopped, Reason: "the pool reconciler is not running"}
+	if s.opts.PoolManagers != nil {
+		v.State, v.Reason = s.opts.PoolManagers.PoolHealth(p)
+	}
+	writeOK(w, v)
+	return nil
+}

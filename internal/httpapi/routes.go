@@ -48,6 +48,7 @@ func (s *Server) registerAPI() {
 	s.route(m, "PUT "+p+"/pools/{poolID}", s.handleUpdatePool(nil))
 	s.route(m, "DELETE "+p+"/pools/{poolID}", s.handleDeletePool(nil))
 	s.route(m, "GET "+p+"/pools/{poolID}/instances", s.handleListPoolInstances)
+	s.route(m, "GET "+p+"/pools/{poolID}/health", s.handlePoolHealth)
 	s.route(m, "POST "+p+"/pools/{poolID}/runners/rotate", s.handleRotateRunners)
 
 	s.route(m, "GET "+p+"/instances", s.handleListInstances(nil))

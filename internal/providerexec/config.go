@@ -42,6 +42,10 @@ type Config struct {
 	// ExecTimeout bounds every call; 0 means DefaultExecTimeout and a
 	// negative value means no limit other than the caller's context.
 	ExecTimeout time.Duration
+	// CommandTimeouts bound single commands (by GARM_COMMAND value) more tightly than
+	// ExecTimeout: a provider that does not answer in time is killed with its whole
+	// process group and the call fails with ErrTimeout. Values must be positive.
+	CommandTimeouts map[provider.Command]time.Duration
 	// MaxConcurrency bounds simultaneous executions (0: default).
 	MaxConcurrency int
 	// ControllerID is sent as GARM_CONTROLLER_ID.
@@ -101,6 +105,11 @@ func (c Config) Validate() error {
 				ErrInvalidConfig, c.Name, p)
 		}
 	}
+	for cmd, d := range c.CommandTimeouts {
+		if !knownCommand(cmd) || d <= 0 {
+			return fmt.Errorf("%w: provider %q: command timeout %s=%v: unknown command or not positive", ErrInvalidConfig, c.Name, cmd, d)
+		}
+	}
 	if c.MaxConcurrency < 0 || c.MaxStdout < 0 || c.MaxStderr < 0 || c.DrainTimeout < 0 {
 		return fmt.Errorf("%w: provider %q: negative limit", ErrInvalidConfig, c.Name)
 	}
@@ -153,4 +162,24 @@ func (c Config) withDefaults() Config {
 		c.Environ = os.Environ
 	}
 	return c
+}
+
+// knownCommand reports whether cmd is a command of the provider contract.
+func knownCommand(cmd provider.Command) bool {
+	switch cmd {
+	case provider.GetVersion, provider.GetSupportedInterfaceVersions, provider.ValidatePoolInfo,
+		provider.GetConfigJSONSchema, provider.GetExtraSpecsJSONSchema:
+		return true
+	}
+	return cmd.IsInstanceCommand()
+}
+
+// timeoutFor is the time limit of one command: the smaller of ExecTimeout (when
+// positive) and the command's own; 0 when neither applies.
+func (c Config) timeoutFor(cmd provider.Command) time.Duration {
+	d := max(c.ExecTimeout, 0)
+	if own, ok := c.CommandTimeouts[cmd]; ok && (d == 0 || own < d) {
+		d = own
+	}
+	return d
 }

@@ -142,6 +142,46 @@ func TestHangKillsProcessGroup(t *testing.T) {
 	}
 }
 
+// TestCommandTimeoutKillsHungCommand: a command's own limit (tighter than the exec
+// timeout) kills a provider that never answers, with its process group.
+func TestCommandTimeoutKillsHungCommand(t *testing.T) {
+	t.Parallel()
+	p, dir := fakeProvider(t, "hang", func(c *Config) {
+		c.ExecTimeout = time.Hour
+		c.CommandTimeouts = map[provider.Command]time.Duration{provider.DeleteInstance: time.Second}
+	})
+	err := p.DeleteInstance(t.Context(), provider.Target{InstanceID: "i-hang"})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("error %v is not ErrTimeout", err)
+	}
+	waitGone(t, readPID(t, filepath.Join(dir, "pid")))
+	waitGone(t, readPID(t, filepath.Join(dir, "childpid")))
+}
+
+func TestCommandTimeoutsValidated(t *testing.T) {
+	t.Parallel()
+	for name, m := range map[string]map[provider.Command]time.Duration{
+		"unknown command": {"Reboot": time.Second},
+		"zero":            {provider.ListInstances: 0},
+		"negative":        {provider.CreateInstance: -time.Second},
+	} {
+		c := Config{Name: "x", Executable: "/bin/true", CommandTimeouts: m}
+		if _, err := New(c); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: New = %v, want ErrInvalidConfig", name, err)
+		}
+	}
+	c := Config{ExecTimeout: time.Minute, CommandTimeouts: map[provider.Command]time.Duration{provider.ListInstances: time.Second, provider.DeleteInstance: time.Hour}}
+	for cmd, want := range map[provider.Command]time.Duration{provider.ListInstances: time.Second, provider.DeleteInstance: time.Minute, provider.GetInstance: time.Minute} {
+		if got := c.timeoutFor(cmd); got != want {
+			t.Errorf("timeoutFor(%s) = %v, want %v", cmd, got, want)
+		}
+	}
+	c.ExecTimeout = -1
+	if got := c.timeoutFor(provider.GetInstance); got != 0 {
+		t.Errorf("no limits: timeoutFor = %v", got)
+	}
+}
+
 func TestCallerDeadlineBoundsCreate(t *testing.T) {
 	t.Parallel()
 	p, dir := fakeProvider(t, "hang", nil) // exec timeout: one minute

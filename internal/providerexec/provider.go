@@ -64,9 +64,9 @@ func (p *Provider) call(ctx context.Context, req request) (stdout []byte, err er
 		return nil, p.newError(req, ctxKind(err), err)
 	}
 	defer p.release()
-	if p.cfg.ExecTimeout > 0 {
+	if d := p.cfg.timeoutFor(req.cmd); d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.cfg.ExecTimeout)
+		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
 	res := p.execute(ctx, env, req.stdin)

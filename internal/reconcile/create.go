@@ -44,7 +44,7 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 	case errors.Is(err, errStale):
 		return outcome{}, nil // moved on meanwhile
 	case errors.As(err, &rl):
-		return outcome{res: rateLimited(rl, r.o.Now())}, nil // not a failed attempt: it waits for the forge
+		return outcome{res: r.poolRateLimited(env, rl)}, nil // not a failed attempt: it waits for the forge
 	case err != nil:
 		r.failCreate(ctx, env, in, pendingCreate, fmt.Errorf("prepare instance: %w", err), false)
 		return done, nil
@@ -77,7 +77,7 @@ func (r *Reconciler) dropRequest(ctx context.Context, env *poolEnv, in garrison.
 		release()
 		var rl *garrison.RateLimitError
 		if errors.As(err, &rl) {
-			return outcome{res: rateLimited(rl, r.o.Now())}, nil
+			return outcome{res: r.poolRateLimited(env, rl)}, nil
 		}
 		if err != nil {
 			return outcome{}, fmt.Errorf("reconcile: drop instance request %s: %w", in.Name, err)
@@ -203,6 +203,10 @@ func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Inst
 	if err != nil {
 		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
 		return
+	}
+	if pi.Name != "" && pi.Name != in.Name {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, fmt.Sprintf(
+			"the provider reports this instance as %q; garrison matches it by its provider id %s", pi.Name, pi.ProviderID))
 	}
 	if out.RunnerStatus == garrison.RunnerTerminated {
 		r.markDelete(ctx, env, in.Name, "runner finished its job while the instance was being created")

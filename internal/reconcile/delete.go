@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -80,7 +81,7 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 	var rl *garrison.RateLimitError
 	if errors.As(err, &rl) && ctx.Err() == nil {
 		r.putBack(ctx, env, in.Name, back, "deletion waits for the forge: "+rl.Error())
-		return outcome{res: rateLimited(rl, r.o.Now())}, nil
+		return outcome{res: r.poolRateLimited(env, rl)}, nil
 	}
 	if err == nil {
 		err = r.deleteInProvider(ctx, env, in, force)
@@ -90,6 +91,10 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 			return outcome{}, nil // shutting down: the next process resumes the deletion
 		}
 		return done, r.deleteFailed(ctx, env, in.Name, force, err)
+	}
+	r.offlineSince(in.Name, time.Time{}, true)
+	if in.RunnerStatus == garrison.RunnerFailed {
+		return done, r.retired(ctx, env, in.Name)
 	}
 	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
 		return done, fmt.Errorf("reconcile: delete instance row %s: %w", in.Name, err)
@@ -123,6 +128,11 @@ func (r *Reconciler) deregisterForDelete(ctx context.Context, env *poolEnv, in g
 		return nil
 	}
 	err := r.deregister(ctx, env, in)
+	if err != nil && r.refusedAsBusy(in, err) {
+		r.event(ctx, env, in.Name, garrison.LevelWarning, "the forge refuses to remove the runner as busy, but it has been offline for "+
+			r.strandedFor(in.Name, r.o.Now()).Round(time.Second).String()+": deleting the instance anyway: "+err.Error())
+		return nil
+	}
 	if err != nil && force {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, "force delete: ignoring: "+err.Error())
 		return nil

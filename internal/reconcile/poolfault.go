@@ -40,6 +40,9 @@ func (r *Reconciler) forgetPool(poolID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.poolFaults, poolID)
+	delete(r.backoffs, poolID)
+	delete(r.lastUp, poolID)
+	delete(r.rateLimits, poolID)
 	delete(r.groupIgnored, poolID)
 	delete(r.hints, poolID)
 }

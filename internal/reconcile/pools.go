@@ -42,16 +42,25 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	acts := plan.Plan(env.spec(r.o.Policy), r.observed(env))
 	r.execute(ctx, env, acts)
 	r.recordReasons(ctx, env, acts)
+	r.noteBackoff(env.pool, acts.Backoff)
 	r.reportPool(env.pool, nil)
 	r.passes.done(poolID, stepPlanned)
 	return workqueue.Result{RequeueAfter: acts.RequeueAfter}, nil
 }
 
 // reportPool tells Options.PoolStatus how the pool's last reconcile went; a pool that
-// reconciled fine still reports the fault that fails its creates (notePoolFault).
+// reconciled fine still reports what degrades it: the fault that fails its creates
+// (notePoolFault), its failure streak (noteBackoff) or the forge's rate limit. Errors
+// with a Degraded() method leave the pool running.
 func (r *Reconciler) reportPool(p garrison.Pool, err error) {
 	if err == nil {
 		err = r.poolFault(p.ID)
+	}
+	if err == nil {
+		err = r.backoffFault(p.ID)
+	}
+	if err == nil {
+		err = r.rateLimitFault(p.ID)
 	}
 	if r.o.PoolStatus != nil {
 		r.o.PoolStatus(p, err)
@@ -61,7 +70,8 @@ func (r *Reconciler) reportPool(p garrison.Pool, err error) {
 // observed snapshots what the plan needs beyond the store: the instances the instances
 // controller holds a step for.
 func (r *Reconciler) observed(env *poolEnv) plan.Observed {
-	obs := plan.Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs, Busy: map[string]bool{}}
+	obs := plan.Observed{Now: r.o.Now(), Instances: env.instances, Jobs: env.jobs, Busy: map[string]bool{},
+		LastUp: r.seenUp(env)}
 	for _, in := range env.instances {
 		if r.instanceBusy(in.Name) {
 			obs.Busy[in.Name] = true
@@ -91,11 +101,15 @@ func (r *Reconciler) execute(ctx context.Context, env *poolEnv, acts plan.Action
 		}
 	}
 	for _, d := range acts.Deletes {
-		if d.Mark && !r.markDelete(ctx, env, d.Instance, d.Reason) {
+		switch {
+		case d.Retire && !r.markRetire(ctx, env, d.Instance, d.Reason):
+			continue
+		case d.Mark && !d.Retire && !r.markDelete(ctx, env, d.Instance, d.Reason):
 			continue
 		}
 		r.instances.Add(d.Instance)
 	}
+	r.reap(ctx, env, acts.Reaps)
 }
 
 // insertInstance stores a new pending_create instance for the pool and locks the job it

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -150,6 +151,14 @@ type Reconciler struct {
 	// hints keep the resync's read of each pool for its next repair.
 	hints      map[string]repairHint
 	poolFaults map[string]error // pool id -> why every create of it fails
+	// backoffs: pool id -> its failure streak (heal.go); lastUp: pool id -> when a runner
+	// of it was last seen up.
+	backoffs map[string]*plan.Backoff
+	lastUp   map[string]time.Time
+	// rateLimits: pool id -> until when the forge rate-limits its steps.
+	rateLimits map[string]time.Time
+	// offline: runner name -> when this process first saw it offline (stranded.go).
+	offline map[string]time.Time
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
 }
@@ -165,6 +174,8 @@ func New(o Options) (*Reconciler, error) {
 	o = o.withDefaults()
 	r := &Reconciler{
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
+		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
+		offline:      map[string]time.Time{},
 		groupIgnored: map[string]string{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),

@@ -54,7 +54,7 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	case errors.Is(err, errWaiting):
 		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
 	case errors.As(err, &rl):
-		next = rateLimited(rl, r.o.Now()) // the forge part is tried again after the reset
+		next = r.poolRateLimited(env, rl) // the forge part is tried again after the reset
 	case err != nil:
 		r.log.Warn("reconcile: repair failed", env.attrs(slog.Any("err", err))...)
 	}
@@ -172,12 +172,15 @@ func (r *Reconciler) busyNames(env *poolEnv) map[string]bool {
 
 // removeStrays deletes provider instances that have no record.
 func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance) {
-	known := map[string]bool{}
+	known, knownIDs := map[string]bool{}, map[string]bool{}
 	for _, in := range rows {
-		known[in.Name] = true
+		known[in.Name] = in.Status != garrison.InstanceDeleted // history stands behind nothing
+		if in.ProviderID != "" && in.Status != garrison.InstanceDeleted {
+			knownIDs[in.ProviderID] = true // a provider may name the instance its own way
+		}
 	}
 	for _, pi := range list {
-		if known[pi.Name] {
+		if known[pi.Name] || (pi.ProviderID != "" && knownIDs[pi.ProviderID]) {
 			continue
 		}
 		t := provider.Target{PoolID: env.pool.ID, InstanceID: pi.ProviderID, ExtraSpecs: env.pool.ExtraSpecs}
@@ -193,9 +196,10 @@ func (r *Reconciler) removeStrays(ctx context.Context, env *poolEnv, list []prov
 func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []provider.ProviderInstance, rows []garrison.Instance,
 	busy map[string]bool, listedAt time.Time) int {
 	settled := 0
-	listed := map[string]bool{}
+	listed, listedIDs := map[string]bool{}, map[string]bool{}
 	for _, pi := range list {
 		listed[pi.Name] = true
+		listedIDs[pi.ProviderID] = pi.ProviderID != ""
 	}
 	for _, in := range rows {
 		// An instance an operation works on, or one changed after the listing began (an
@@ -208,7 +212,7 @@ func (r *Reconciler) closeVanished(ctx context.Context, env *poolEnv, list []pro
 			r.resolveWith(ctx, env, in, list)
 			settled++
 		case garrison.InstanceRunning, garrison.InstanceStopped, garrison.InstanceUnknown:
-			if !listed[in.Name] {
+			if !listed[in.Name] && !(in.ProviderID != "" && listedIDs[in.ProviderID]) {
 				r.markDeleteAnyway(ctx, env, in.Name, "the instance is gone from the provider")
 				settled++
 			}
@@ -227,25 +231,29 @@ func (r *Reconciler) markDeleteAnyway(ctx context.Context, env *poolEnv, name, r
 }
 
 // removeGhostRunners deregisters idle forge runners named like the pool's that no
-// instance record stands behind.
+// instance record stands behind, and recycles the pool's stranded runners.
 func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error {
 	f, err := env.getForge(ctx)
 	if err != nil {
 		return err
 	}
-	runners, err := r.entityRunners(ctx, env, f)
+	runners, listedAt, err := r.entityRunners(ctx, env, f)
 	if err != nil {
 		return fmt.Errorf("list forge runners: %w", err)
 	}
+	r.recycleStranded(ctx, env, runners, listedAt)
 	known := make(map[string]bool, len(env.instances))
 	for _, in := range env.instances {
-		known[in.Name] = true // recorded when the pool was loaded: no store read needed
+		known[in.Name] = in.Status != garrison.InstanceDeleted // recorded when the pool was loaded: no store read needed
 	}
 	for _, rn := range runners {
 		if rn.Busy || known[rn.Name] || !ownsRunnerName(env.pool, rn.Name) {
 			continue
 		}
-		_, err := r.o.Store.Instance(ctx, rn.Name)
+		in, err := r.o.Store.Instance(ctx, rn.Name)
+		if err == nil && in.Status == garrison.InstanceDeleted {
+			err = garrison.ErrNotFound // a history record: its runner should be gone
+		}
 		if !errors.Is(err, garrison.ErrNotFound) {
 			continue
 		}
@@ -257,7 +265,8 @@ func (r *Reconciler) removeGhostRunners(ctx context.Context, env *poolEnv) error
 }
 
 // runnerListTTL is how long one listing of an entity's forge runners serves the repairs
-// of its pools: an entity with many pools is listed once, not once per pool. A listing
+// of its pools (at most half the repair interval): an entity with many pools is listed
+// once, not once per pool. A listing
 // only proposes candidates; each is checked against the store before it is removed.
 const runnerListTTL = time.Minute
 
@@ -269,20 +278,20 @@ type runnerList struct {
 
 // entityRunners lists the entity's forge runners, reusing a listing younger than
 // runnerListTTL.
-func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, error) {
+func (r *Reconciler) entityRunners(ctx context.Context, env *poolEnv, f Forge) ([]garrison.Runner, time.Time, error) {
 	now := r.o.Now()
 	r.mu.Lock()
 	l, ok := r.runnerLists[env.entity.ID]
 	r.mu.Unlock()
-	if ok && now.Sub(l.at) < runnerListTTL && !now.Before(l.at) {
-		return l.runners, nil
+	if ok && now.Sub(l.at) < min(runnerListTTL, r.o.RepairInterval/2) && !now.Before(l.at) {
+		return l.runners, l.at, nil
 	}
 	runners, err := f.ListRunners(ctx, env.entity)
 	if err != nil {
-		return nil, err
+		return nil, now, err
 	}
 	r.mu.Lock()
 	r.runnerLists[env.entity.ID] = runnerList{at: now, runners: runners}
 	r.mu.Unlock()
-	return runners, nil
+	return runners, now, nil
 }

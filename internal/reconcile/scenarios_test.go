@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestScaleDownToMinIdle(t *testing.T) {
 	}
 }
 
-func TestBootstrapTimeoutReaped(t *testing.T) {
+func TestBootstrapTimeoutRetiredThenReplacedAfterBackoff(t *testing.T) {
 	h := newHarness(t)
 	p := h.pool(1, 2, "")
 	r := h.reconciler(h.prov)
@@ -106,51 +107,92 @@ func TestBootstrapTimeoutReaped(t *testing.T) {
 		t.Fatal("reaped before the bootstrap timeout")
 	}
 	h.advance(15 * time.Minute)
-	h.pass(r, p.ID) // reaps it
-	h.resetClock()  // the replacement is stamped with the wall clock
+	h.pass(r, p.ID) // retires it
+	h.resetClock()  // the retirement is stamped with the wall clock
 	h.settle(r, p.ID)
 	ins := h.instances(p.ID)
-	if len(ins) != 1 || ins[0].Name == stuck.Name || ins[0].Status != garrison.InstanceRunning {
-		t.Fatalf("instances = %+v, want one fresh replacement", ins)
+	if len(ins) != 1 || ins[0].Name != stuck.Name || ins[0].Status != garrison.InstanceDeleted || ins[0].RunnerStatus != garrison.RunnerFailed {
+		t.Fatalf("instances = %+v, want only the retired one kept as history (the replacement backs off)", ins)
 	}
-	if h.providerNames(p.ID)[stuck.Name] {
-		t.Fatal("reaped instance left in the provider")
+	if !strings.Contains(string(ins[0].ProviderFault), "bootstrap timeout") {
+		t.Fatalf("fault = %q", ins[0].ProviderFault)
+	}
+	if h.providerNames(p.ID)[stuck.Name] || h.forgeNames()[stuck.Name] {
+		t.Fatal("retired instance left in the provider or the forge")
+	}
+	if err := r.backoffFault(p.ID); err == nil {
+		t.Fatal("pool not degraded after a failed runner")
+	}
+	h.advance(2 * time.Second) // past the backoff (1s in the harness)
+	h.settle(r, p.ID)
+	var fresh []garrison.Instance
+	for _, in := range h.instances(p.ID) {
+		if in.Status != garrison.InstanceDeleted {
+			fresh = append(fresh, in)
+		}
+	}
+	if len(fresh) != 1 || fresh[0].Status != garrison.InstanceRunning {
+		t.Fatalf("instances = %+v, want one fresh replacement", fresh)
+	}
+	h.setRunner(fresh[0].Name, garrison.RunnerIdle)
+	h.settle(r, p.ID)
+	if err := r.backoffFault(p.ID); err != nil {
+		t.Fatalf("pool still degraded after a runner came up: %v", err)
 	}
 }
 
-func TestCreateFailuresRetriedThenGivenUp(t *testing.T) {
+func TestCreateFailuresExhaustedAreRetiredAndThePoolRefills(t *testing.T) {
 	h := newHarness(t)
 	p := h.pool(1, 1, `{"failure_rate": 1}`)
-	r := h.reconciler(h.prov)
-	for range 8 {
-		h.settle(r, p.ID)
-		h.advance(time.Minute)
+	h.resetClock()
+	r, err := New(Options{
+		Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{h.forge}, Tokens: h.tokens,
+		InjectTemplate: injectTemplate, Now: h.clock,
+		Policy: Policy{RetryBackoff: time.Minute, MaxRetryBackoff: 10 * time.Minute, MaxCreateAttempts: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	r.listingMargin = 0
+	h.settle(r, p.ID) // attempt 1 fails
+	first := h.instances(p.ID)[0]
+	h.advance(61 * time.Second)
+	h.pass(r, p.ID) // attempt 2 fails: exhausted
+	h.resetClock()
+	h.settle(r, p.ID) // retired, and backing off: nothing new
 	ins := h.instances(p.ID)
-	if len(ins) != 1 {
-		t.Fatalf("instances = %d, want 1 (max_runners)", len(ins))
+	if len(ins) != 1 || ins[0].Status != garrison.InstanceDeleted || ins[0].Name != first.Name {
+		t.Fatalf("instances = %+v, want the exhausted one retired as history and no replacement yet", ins)
 	}
-	in := must(h.store.Instance(t.Context(), ins[0].Name))(t)
-	if in.Status != garrison.InstanceError || in.CreateAttempt != 5 {
-		t.Fatalf("status %s attempt %d, want error after 5 attempts", in.Status, in.CreateAttempt)
-	}
-	if !strings.Contains(string(in.ProviderFault), "simulated") {
-		t.Fatalf("provider fault = %q", in.ProviderFault)
-	}
+	in := must(h.store.Instance(t.Context(), first.Name))(t)
 	failures := 0
 	for _, ev := range in.StatusMessages {
-		if strings.Contains(ev.Message, "create attempt") && ev.Level == garrison.LevelError {
+		if strings.HasPrefix(ev.Message, "create attempt ") && ev.Level == garrison.LevelError {
 			failures++
 		}
 	}
-	if failures != 5 {
-		t.Fatalf("%d failed attempts recorded, want 5", failures)
+	if failures != 2 || !strings.Contains(string(in.ProviderFault), "simulated") {
+		t.Fatalf("%d failed attempts recorded, fault %q; want 2 and the provider's error", failures, in.ProviderFault)
 	}
-	if n := len(h.providerNames(p.ID)); n != 0 {
-		t.Fatalf("failed creates left %d provider instances", n)
+	var pf *ProviderFailingError
+	if err := r.backoffFault(p.ID); !errors.As(err, &pf) || pf.Failures != 1 || !strings.Contains(pf.Fault, "simulated") {
+		t.Fatalf("pool status = %v, want degraded with the provider's last error", err)
 	}
-	if len(h.forgeNames()) != 0 {
-		t.Fatalf("failed creates left runners in the forge: %v", h.forgeNames())
+	if n := len(h.providerNames(p.ID)); n != 0 || len(h.forgeNames()) != 0 {
+		t.Fatalf("failed creates left %d provider instances, forge runners %v", n, h.forgeNames())
+	}
+	// The provider recovers; after the backoff one runner is tried and the pool refills.
+	must(h.store.UpdatePool(t.Context(), p.ID, func(p *garrison.Pool) error { p.ExtraSpecs = nil; return nil }))(t)
+	h.advance(2 * time.Minute)
+	h.settle(r, p.ID)
+	var live []garrison.Instance
+	for _, in := range h.instances(p.ID) {
+		if in.Status != garrison.InstanceDeleted {
+			live = append(live, in)
+		}
+	}
+	if len(live) != 1 || live[0].Status != garrison.InstanceRunning {
+		t.Fatalf("instances = %+v, want one running after the provider recovered", live)
 	}
 }
 

@@ -138,6 +138,7 @@ func (r *Reconciler) triagePool(ctx context.Context, snap *storeSnapshot, p garr
 		snap.reasoned[p.EntityID] = true
 		r.recordReasons(ctx, env, acts)
 	}
+	r.noteBackoff(p, acts.Backoff)
 	r.reportPool(p, nil)
 	r.passes.done(p.ID, stepPlanned)
 	return env
@@ -168,5 +169,5 @@ func (r *Reconciler) snapshotEnv(ctx context.Context, snap *storeSnapshot, p gar
 // hasOps reports whether a plan asks for an operation (anything beyond recording the
 // unserved jobs and a later look).
 func hasOps(a plan.Actions) bool {
-	return len(a.Creates)+len(a.Locks)+len(a.Deletes)+len(a.Retries)+len(a.Resumes)+len(a.Resolves) > 0
+	return len(a.Creates)+len(a.Locks)+len(a.Deletes)+len(a.Retries)+len(a.Resumes)+len(a.Resolves)+len(a.Reaps) > 0
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison/internal/config"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // probeProviderScript records the environment of each call in env.<command> next to
@@ -136,8 +137,19 @@ func providerProbes() map[string]keyProbe {
 		},
 		"provider.exec_timeout_seconds":          timeoutProbe("exec_timeout_seconds = 7\n", ""),
 		"provider.external.exec_timeout_seconds": timeoutProbe("", "exec_timeout_seconds = 7\n"),
-		"provider.max_concurrency":               concurrencyProbe("max_concurrency = 3\n", ""),
-		"provider.external.max_concurrency":      concurrencyProbe("", "max_concurrency = 3\n"),
+		"provider.external.command_timeouts": func(t *testing.T) {
+			get := func(external string) time.Duration {
+				a, _ := probeApp(t, providerSection(t, "", external))
+				return providerExecConfig(a.providers[0].cfg, "", nil, nil).CommandTimeouts[provider.ListInstances]
+			}
+			with := get("command_timeouts = { ListInstances = 7 }\n")
+			if with != 7*time.Second {
+				t.Errorf("ListInstances limit %s, want 7s", with)
+			}
+			differs(t, "the ListInstances limit", get(""), with)
+		},
+		"provider.max_concurrency":          concurrencyProbe("max_concurrency = 3\n", ""),
+		"provider.external.max_concurrency": concurrencyProbe("", "max_concurrency = 3\n"),
 		"provider.external.provider_executable": func(t *testing.T) {
 			if env := providerCallEnv(t, providerSection(t, "", "")); env["GARM_COMMAND"] != "GetVersion" {
 				t.Errorf("the provider saw %v", env)
@@ -197,12 +209,14 @@ func reconcileProbes() map[string]keyProbe {
 	type paced struct {
 		grace, resync, repair, sweep, sweepDelay time.Duration
 		attempts                                 int
+		backoff, maxBackoff, stranded            time.Duration
 	}
 	// observe wires a server with a [reconcile] body and returns its pacing.
 	observe := func(t *testing.T, body string) paced {
 		a, _ := probeApp(t, "[reconcile]\n"+body)
 		r := a.reconcileOptions(nil)
-		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts}
+		return paced{r.Policy.ScaleDownGrace, r.ResyncInterval, r.RepairInterval, r.SweepInterval, r.SweepStartDelay, r.Policy.MaxCreateAttempts,
+			r.Policy.RetryBackoff, r.Policy.MaxRetryBackoff, r.Policy.StrandedAfter}
 	}
 	probe := func(setting string, get func(paced) any, want any) keyProbe {
 		return func(t *testing.T) {
@@ -214,12 +228,15 @@ func reconcileProbes() map[string]keyProbe {
 		}
 	}
 	return map[string]keyProbe{
-		"reconcile.scale_down_grace":    probe(`scale_down_grace = "17m"`, func(p paced) any { return p.grace }, 17*time.Minute),
-		"reconcile.max_create_attempts": probe("max_create_attempts = 17", func(p paced) any { return p.attempts }, 17),
-		"reconcile.resync_interval":     probe(`resync_interval = "17s"`, func(p paced) any { return p.resync }, 17*time.Second),
-		"reconcile.repair_interval":     probe(`repair_interval = "17m"`, func(p paced) any { return p.repair }, 17*time.Minute),
-		"reconcile.sweep_interval":      probe(`sweep_interval = "17m"`, func(p paced) any { return p.sweep }, 17*time.Minute),
-		"reconcile.sweep_start_delay":   probe(`sweep_start_delay = "17s"`, func(p paced) any { return p.sweepDelay }, 17*time.Second),
+		"reconcile.scale_down_grace":        probe(`scale_down_grace = "17m"`, func(p paced) any { return p.grace }, 17*time.Minute),
+		"reconcile.max_create_attempts":     probe("max_create_attempts = 17", func(p paced) any { return p.attempts }, 17),
+		"reconcile.resync_interval":         probe(`resync_interval = "17s"`, func(p paced) any { return p.resync }, 17*time.Second),
+		"reconcile.repair_interval":         probe(`repair_interval = "17m"`, func(p paced) any { return p.repair }, 17*time.Minute),
+		"reconcile.sweep_interval":          probe(`sweep_interval = "17m"`, func(p paced) any { return p.sweep }, 17*time.Minute),
+		"reconcile.sweep_start_delay":       probe(`sweep_start_delay = "17s"`, func(p paced) any { return p.sweepDelay }, 17*time.Second),
+		"reconcile.retry_backoff":           probe(`retry_backoff = "1s"`, func(p paced) any { return p.backoff }, time.Second),
+		"reconcile.max_retry_backoff":       probe(`max_retry_backoff = "17m"`, func(p paced) any { return p.maxBackoff }, 17*time.Minute),
+		"reconcile.stranded_runner_timeout": probe(`stranded_runner_timeout = "17m"`, func(p paced) any { return p.stranded }, 17*time.Minute),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/garrison-ci/garrison/internal/config"
 	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // providerInfo is a configured provider as the REST API lists it. Its version and
@@ -73,7 +74,12 @@ func providerExecConfig(c config.Provider, controllerID string, logger *slog.Log
 	if timeout == 0 {
 		timeout = -1 // GARM: 0 means no limit beyond the caller's deadline
 	}
+	cmds := make(map[provider.Command]time.Duration, len(c.CommandTimeouts))
+	for name, d := range c.CommandTimeouts {
+		cmds[provider.Command(name)] = d
+	}
 	return providerexec.Config{
+		CommandTimeouts:  cmds,
 		Name:             c.Name,
 		Executable:       c.Executable,
 		ConfigFile:       c.ConfigFile,

@@ -39,6 +39,9 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 		Policy: reconcile.Policy{
 			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
 			ScaleDownGrace:    a.cfg.Reconcile.ScaleDownGrace,
+			RetryBackoff:      a.cfg.Reconcile.RetryBackoff,
+			MaxRetryBackoff:   a.cfg.Reconcile.MaxRetryBackoff,
+			StrandedAfter:     a.cfg.Reconcile.StrandedTimeout,
 		},
 		PoolStatus:      a.managers.PoolStatus,
 		ResyncInterval:  a.cfg.Reconcile.ResyncInterval,

@@ -136,7 +136,8 @@ type Pools interface {
 	// ListPools lists the pools matching f in creation order.
 	ListPools(ctx context.Context, f PoolFilter) ([]garrison.Pool, error)
 	UpdatePool(ctx context.Context, id string, fn func(*garrison.Pool) error) (garrison.Pool, error)
-	// DeletePool: ErrInvalid while the pool has instances; ErrNotFound if missing.
+	// DeletePool: ErrInvalid while the pool has instances other than history (status
+	// deleted, removed with it); ErrNotFound if missing.
 	DeletePool(ctx context.Context, id string) error
 }
 

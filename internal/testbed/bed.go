@@ -54,6 +54,9 @@ type Options struct {
 	ScaleDownGrace time.Duration
 	// Reconcile sets more [reconcile] durations of the server (key → value), for tests.
 	Reconcile map[string]time.Duration
+	// ProviderExternal is added to the simulation provider's [provider.external] table
+	// (TOML lines, e.g. command_timeouts), for tests.
+	ProviderExternal string
 	// SimAddr is the forge simulator's listen address ("" = a free loopback port).
 	SimAddr string
 	// SimWrap, when set, wraps the simulator's HTTP handler (tests watch the runners'
@@ -166,6 +169,21 @@ func (b *Bed) writeRunnerCache(runner string) error {
 // SimConfigPath is the simulation provider's config file.
 func (b *Bed) SimConfigPath() string { return b.Path("sim.toml") }
 
+// SetProviderFault rewrites the simulation provider's config with extra top-level TOML
+// settings (e.g. "failure_rate = 1.0" or "hang = true"; "" restores it): each provider
+// call reads the file, so the provider misbehaves from its next call on, with no change
+// in garrison.
+func (b *Bed) SetProviderFault(settings string) error {
+	if settings != "" && !strings.HasSuffix(settings, "\n") {
+		settings += "\n"
+	}
+	tmp := b.SimConfigPath() + ".new"
+	if err := os.WriteFile(tmp, []byte(settings+b.simConfig()), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, b.SimConfigPath()) // a provider starting meanwhile reads one or the other
+}
+
 // simConfig is the simulation provider's config: script boot with the runner cache.
 func (b *Bed) simConfig() string {
 	return fmt.Sprintf(`state_dir = %q
@@ -205,7 +223,7 @@ description = "simulation provider: instances are local processes"
   provider_executable = %q
   config_file = %q
   interface_version = "v0.1.1"
-`, ProviderName, provider, b.SimConfigPath())
+`, ProviderName, provider, b.SimConfigPath()) + b.opts.ProviderExternal
 }
 
 // startSim serves the forge simulator through the start recorder.

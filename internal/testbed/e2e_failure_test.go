@@ -27,9 +27,9 @@ const simulatedFault = "simulated create failure"
 // TestE2ECreateFailureRetried checks that a failed create leaves the instance in error
 // with the provider's fault visible through GET /api/v1/instances/{name}, that nothing of
 // the attempt is left in the provider or the forge, and that the create is retried.
-// With GARRISON_E2E_SLOW=1 it also waits out the whole retry schedule (about 2.5 minutes
-// of backoff that the server does not let anyone shorten) and checks that garrison gives
-// up after the last attempt, leaving the instance in error with its fault.
+// With GARRISON_E2E_SLOW=1 it also waits out the whole default retry schedule (about 2.5
+// minutes of backoff) and checks that garrison gives up after the last attempt and retires
+// the instance: kept as history with its fault, gone from the provider and the forge.
 func TestE2ECreateFailureRetried(t *testing.T) {
 	e := newE2E(t, 500*time.Millisecond)
 	pool := e.addPool(t, e2eTags, 1, 1, withExtraSpecs(failingSpecs))
@@ -45,16 +45,16 @@ func TestE2ECreateFailureRetried(t *testing.T) {
 		in, err := e.API.GetInstance(t.Context(), name)
 		return err == nil && hasMessage(in, fmt.Sprintf("create attempt %d of %d failed", attempts, attempts)), fmt.Sprint(err)
 	})
-	// Another reconcile (an API write notifies the pool) must not try again.
-	one := uint(1)
-	if _, err := e.API.UpdatePool(t.Context(), pool.ID, apiv1.UpdatePoolParams{MaxRunners: &one}); err != nil {
-		t.Fatal(err)
+	// The exhausted instance is retired: kept as history with its fault, out of the
+	// provider and the forge, no longer holding the pool's one slot.
+	eventually(t, "the exhausted instance retired", func() (bool, string) {
+		in := e.getInstance(t, name)
+		return in.Status == "deleted" && hasMessage(in, "retired: create attempts exhausted"), fmt.Sprintf("%s %v", in.Status, in.StatusMessages)
+	})
+	if in := e.getInstance(t, name); !strings.Contains(string(in.ProviderFault), simulatedFault) || hasMessage(in, fmt.Sprintf("(attempt %d)", attempts+1)) {
+		t.Errorf("after the last attempt: fault %q, messages %+v", in.ProviderFault, in.StatusMessages)
 	}
-	time.Sleep(3 * time.Second) // the absence of an event cannot be polled for
-	in := e.getInstance(t, name)
-	if in.Status != "error" || len(in.ProviderFault) == 0 || hasMessage(in, fmt.Sprintf("(attempt %d)", attempts+1)) {
-		t.Errorf("after the last attempt: status %s, fault %q, messages %+v", in.Status, in.ProviderFault, in.StatusMessages)
-	}
+	e.expectNoCounterparts(t, name)
 }
 
 // waitFailedAttempt waits until the pool's one instance failed create attempt number

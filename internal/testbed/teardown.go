@@ -99,10 +99,14 @@ func (b *Bed) CountLeaks(ctx context.Context) (Leaks, error) {
 		return Leaks{}, fmt.Errorf("listing the provider's instances: %w", err)
 	}
 	inStore, inProvider := map[string]bool{}, map[string]bool{}
+	live := insts[:0]
 	for _, in := range insts {
-		inStore[in.Name] = true
+		if in.Status != "deleted" { // history of a retired runner: nothing behind it
+			inStore[in.Name] = true
+			live = append(live, in)
+		}
 	}
-	l := Leaks{Remaining: len(insts), Processes: b.liveProcesses()}
+	l := Leaks{Remaining: len(live), Processes: b.liveProcesses()}
 	for _, r := range recs {
 		inProvider[r.Name] = true
 		if !inStore[r.Name] {

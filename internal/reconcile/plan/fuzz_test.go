@@ -131,6 +131,14 @@ func checkWithinMax(t *testing.T, p garrison.Pool, obs Observed, acts Actions) {
 	if !p.Enabled && len(acts.Creates) > 0 {
 		t.Fatalf("disabled pool %s plans %d creates", p.ID, len(acts.Creates))
 	}
+	if b := acts.Backoff; b != nil {
+		if obs.Now.Before(b.Until) && len(acts.Creates) > 0 {
+			t.Fatalf("pool %s backs off until %v but plans %d creates", p.ID, b.Until, len(acts.Creates))
+		}
+		if len(acts.Creates) > 1 {
+			t.Fatalf("backing-off pool %s plans %d creates, want one probe at most", p.ID, len(acts.Creates))
+		}
+	}
 }
 
 // checkOwnInstances: every action names an instance of the pool with no operation in
@@ -162,6 +170,11 @@ func checkOwnInstances(t *testing.T, p garrison.Pool, obs Observed, byName, byID
 	}
 	for _, n := range acts.Retries {
 		own("retry", n)
+	}
+	for _, n := range acts.Reaps {
+		if in := own("reap", n); in.Status != garrison.InstanceDeleted {
+			t.Fatalf("pool %s: reaps %s, which is %s, not history", p.ID, n, in.Status)
+		}
 	}
 	for _, n := range acts.Resumes {
 		own("resume", n)

@@ -70,6 +70,12 @@ func (p *planner) assign(j *garrison.Job) {
 		}
 		return
 	}
+	for _, s := range cands {
+		if s.backoff != nil && s.limit == 0 && int(s.pool.MaxRunners)-s.total-s.creates > 0 {
+			p.unserved(j, backingOff(s))
+			return
+		}
+	}
 	p.unserved(j, fmt.Sprintf("every pool matching labels %v is at max_runners", j.Labels))
 }
 

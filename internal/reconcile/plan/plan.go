@@ -30,6 +30,16 @@ type Policy struct {
 	ScaleDownGrace time.Duration
 	// JobTTL: queued jobs older than this are ignored (default 24h, GitHub's limit).
 	JobTTL time.Duration
+	// HistoryKeep and HistoryTTL bound the retired instances kept as history per pool
+	// (defaults 10 and 24h): older or more are reaped.
+	HistoryKeep int
+	HistoryTTL  time.Duration
+	// StrandedAfter: an idle runner the forge lists as offline (or not at all) for this
+	// long while its instance runs is recycled (default 10m; each runner waits up to 20%
+	// more, spreading the recycling). StrandedPerPass caps the runners of a pool recycled
+	// by one repair (default 3).
+	StrandedAfter   time.Duration
+	StrandedPerPass int
 }
 
 // WithDefaults fills zero fields.
@@ -46,6 +56,14 @@ func (p Policy) WithDefaults() Policy {
 	def(&p.MaxRetryBackoff, 5*time.Minute)
 	def(&p.ScaleDownGrace, 5*time.Minute)
 	def(&p.JobTTL, 24*time.Hour)
+	def(&p.HistoryTTL, 24*time.Hour)
+	def(&p.StrandedAfter, 10*time.Minute)
+	if p.StrandedPerPass <= 0 {
+		p.StrandedPerPass = 3
+	}
+	if p.HistoryKeep <= 0 {
+		p.HistoryKeep = 10
+	}
 	return p
 }
 
@@ -68,6 +86,9 @@ type Observed struct {
 	// Busy names the instances with an operation queued or running: the plan leaves them
 	// to it (whoever runs it tells the pool when it is done).
 	Busy map[string]bool
+	// LastUp is, per pool id, when the caller last saw a runner of the pool up (it may
+	// have finished and gone since): it ends the pool's failure streak.
+	LastUp map[string]time.Time
 }
 
 // Actions is what Plan decided for one pool.
@@ -81,6 +102,10 @@ type Actions struct {
 	// Unserved lists the entity's queued jobs no runner is coming for, with the reason.
 	// Every pool's plan reports the same list.
 	Unserved []Unserved
+	// Reaps are history records (retired instances) to remove.
+	Reaps []string
+	// Backoff is the pool's failure streak; nil when the pool is healthy.
+	Backoff *Backoff
 	// RequeueAfter > 0 asks for another look after that delay.
 	RequeueAfter time.Duration
 }
@@ -98,11 +123,13 @@ type Lock struct {
 }
 
 // Delete removes an instance. Mark says it must first be marked pending_delete (it is
-// live); Force ignores provider errors.
+// live); Force ignores provider errors; Retire keeps the record as history (a failed
+// runner: its runner status becomes failed and its fault the reason).
 type Delete struct {
 	Instance string
 	Mark     bool
 	Force    bool
+	Retire   bool
 	Reason   string
 }
 
@@ -121,5 +148,10 @@ func Plan(spec Spec, obs Observed) Actions {
 	p.keepMinIdle()
 	p.scaleDown()
 	p.lifecycle()
+	p.reap()
+	p.acts.Backoff = p.target.backoff
+	if b := p.target.backoff; b != nil && obs.Now.Before(b.Until) {
+		p.wake(b.Until.Sub(obs.Now))
+	}
 	return p.acts
 }

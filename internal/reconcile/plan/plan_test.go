@@ -287,13 +287,13 @@ func TestPlanLifecycle(t *testing.T) {
 					t.Fatalf("retried too early: %v", a.Retries)
 				}
 			}, wantRequeue(15*time.Second))},
-		{name: "failed create past the attempt limit stays in error", spec: Spec{Pool: p},
+		{name: "failed create past the attempt limit is retired", spec: Spec{Pool: p},
 			obs: Observed{Instances: []garrison.Instance{withAttempt(inst("p1", "a", garrison.InstanceError, "", time.Hour), 5)}},
-			check: func(t *testing.T, a Actions) {
-				if len(a.Retries)+len(a.Deletes)+len(a.Creates) != 0 {
-					t.Fatalf("actions = %+v, want none", a)
+			check: all(wantDeletes("a"), func(t *testing.T, a Actions) {
+				if len(a.Retries)+len(a.Creates) != 0 || !a.Deletes[0].Retire || !a.Deletes[0].Mark {
+					t.Fatalf("actions = %+v, want only a retirement", a)
 				}
-			}},
+			})},
 		{name: "outdated idle runners are replaced, busy ones are not", spec: Spec{Pool: gen2},
 			obs: Observed{Instances: []garrison.Instance{idle("p1", "old", 0),
 				inst("p1", "busy", garrison.InstanceRunning, garrison.RunnerActive, 0)}},
@@ -326,5 +326,91 @@ func TestPlanLifecycle(t *testing.T) {
 					t.Fatalf("resumes %v resolves %v", a.Resumes, a.Resolves)
 				}
 			})},
+	})
+}
+
+// retired returns a history record of a runner retired ago before t0.
+func retired(pool, name string, ago time.Duration) garrison.Instance {
+	in := inst(pool, name, garrison.InstanceDeleted, garrison.RunnerFailed, ago)
+	in.ProviderFault = []byte("boom " + name)
+	return in
+}
+
+func wantBackoff(failures int, until time.Duration, fault string) func(*testing.T, Actions) {
+	return func(t *testing.T, a Actions) {
+		t.Helper()
+		b := a.Backoff
+		if b == nil || b.Failures != failures || !b.Until.Equal(t0.Add(until)) || b.Fault != fault {
+			t.Fatalf("backoff = %+v, want %d failures until t0%+v, fault %q", b, failures, until, fault)
+		}
+	}
+}
+
+func TestPlanHeals(t *testing.T) {
+	p := testPool("p1", 2, 4)
+	p.RunnerBootstrapTimeout = 20
+	other := testPool("p2", 0, 4)
+	pol := Policy{RetryBackoff: 10 * time.Second, MaxRetryBackoff: time.Minute}
+	runPlanCases(t, []planCase{
+		{name: "failed install is retired, never a busy runner", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{
+				inst("p1", "a", garrison.InstanceRunning, garrison.RunnerFailed, 0),
+				inst("p1", "b", garrison.InstanceRunning, garrison.RunnerActive, time.Hour)}},
+			check: all(wantDeletes("a"), func(t *testing.T, a Actions) {
+				if !a.Deletes[0].Retire {
+					t.Fatalf("delete = %+v, want a retirement", a.Deletes[0])
+				}
+			})},
+		{name: "retired runners do not hold capacity, but the pool backs off", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", 15*time.Second), retired("p1", "b", 5*time.Second),
+				retired("p1", "c", 20*time.Second), retired("p1", "d", 30*time.Second)}},
+			// 4 failures: 10s doubled three times is 80s, capped at 1m, from the last one.
+			check: all(wantCreates(0), wantBackoff(4, 55*time.Second, "boom b"), wantRequeue(55*time.Second))},
+		{name: "after the backoff one runner is tried at a time", spec: Spec{Pool: p, Policy: pol},
+			obs:   Observed{Instances: []garrison.Instance{retired("p1", "a", 11*time.Second)}},
+			check: all(wantCreates(1), wantBackoff(1, -time.Second, "boom a"))},
+		{name: "no second try while the first is on its way up", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", time.Hour),
+				inst("p1", "probe", garrison.InstanceRunning, garrison.RunnerInstalling, 0)}, Jobs: []garrison.Job{queued(7, time.Minute)}},
+			check: all(wantCreates(0), func(t *testing.T, a Actions) {
+				if len(a.Locks) != 1 {
+					t.Fatalf("locks = %+v, want the job given to the probe", a.Locks)
+				}
+			})},
+		{name: "a job finds no runner while the pool backs off, and says why", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", time.Second)}, Jobs: []garrison.Job{queued(7, time.Minute)}},
+			check: all(wantCreates(0), func(t *testing.T, a Actions) {
+				if len(a.Unserved) != 1 || !strings.Contains(a.Unserved[0].Reason, "backing off after 1 failed runners") ||
+					!strings.Contains(a.Unserved[0].Reason, "boom a") {
+					t.Fatalf("unserved = %+v", a.Unserved)
+				}
+			})},
+		{name: "a job goes to a healthy pool while another backs off", spec: Spec{Pool: other, Pools: []garrison.Pool{p, other}, Policy: pol},
+			obs:   Observed{Instances: []garrison.Instance{retired("p1", "a", time.Second)}, Jobs: []garrison.Job{queued(7, time.Minute)}},
+			check: wantCreates(1, 7)},
+		{name: "a runner that came up since ends the streak", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", time.Minute), idle("p1", "up", time.Second)}},
+			check: all(wantCreates(1), func(t *testing.T, a Actions) {
+				if a.Backoff != nil {
+					t.Fatalf("backoff = %+v, want none", a.Backoff)
+				}
+			})},
+		{name: "a runner seen up and gone since ends the streak too", spec: Spec{Pool: p, Policy: pol},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", time.Minute)},
+				LastUp: map[string]time.Time{"p1": t0.Add(-time.Second)}},
+			check: all(wantCreates(2), func(t *testing.T, a Actions) {
+				if a.Backoff != nil {
+					t.Fatalf("backoff = %+v, want none", a.Backoff)
+				}
+			})},
+		{name: "history is reaped past its age or count", spec: Spec{Pool: p, Policy: Policy{HistoryKeep: 2, HistoryTTL: time.Hour}},
+			obs: Observed{Instances: []garrison.Instance{retired("p1", "a", time.Minute), retired("p1", "b", 2*time.Minute),
+				retired("p1", "c", 3*time.Minute), retired("p1", "old", 2*time.Hour), retired("p2", "x", 3*time.Hour)},
+				Busy: map[string]bool{}},
+			check: func(t *testing.T, a Actions) {
+				if fmt.Sprint(a.Reaps) != "[c old]" {
+					t.Fatalf("reaps = %v, want [c old]", a.Reaps)
+				}
+			}},
 	})
 }

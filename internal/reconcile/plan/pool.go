@@ -75,6 +75,7 @@ func (p *planner) lifecycle() {
 			p.acts.Resolves = append(p.acts.Resolves, in.Name)
 		case garrison.InstanceError:
 			p.retryWhenDue(in)
+		case garrison.InstanceDeleted: // history: reap
 		case garrison.InstanceRunning, garrison.InstanceStopped, garrison.InstanceUnknown:
 			p.checkRunner(in)
 		}
@@ -90,10 +91,11 @@ func (p *planner) deleteWhenDue(in *garrison.Instance) {
 }
 
 // retryWhenDue retries a failed create after its backoff, up to the attempt limit; past
-// the limit the instance stays in error with its fault for people to see.
+// the limit (or in a disabled pool) the instance is retired.
 func (p *planner) retryWhenDue(in *garrison.Instance) {
 	due, ok := RetryDue(in, p.target.pool, p.pol)
 	if !ok {
+		p.retire(in, ExhaustedReason(in, p.target.pool, p.pol))
 		return
 	}
 	if p.obs.Now.Before(due) {
@@ -110,7 +112,7 @@ func (p *planner) checkRunner(in *garrison.Instance) {
 	case garrison.RunnerTerminated:
 		p.delete(in, "runner finished its job")
 	case garrison.RunnerFailed:
-		p.delete(in, "runner failed to install")
+		p.retire(in, "runner failed to install")
 	case garrison.RunnerIdle:
 		if Outdated(in, p.target.pool) && !p.bound[in.ID] && in.Status == garrison.InstanceRunning {
 			p.delete(in, fmt.Sprintf("outdated: made from pool generation %d, the pool is at %d", in.Generation, p.target.pool.Generation))
@@ -130,7 +132,16 @@ func (p *planner) reapIfLate(in *garrison.Instance) {
 		p.wake(limit - late)
 		return
 	}
-	p.delete(in, fmt.Sprintf("runner did not come up within the bootstrap timeout (%d minutes)", p.target.pool.BootstrapTimeout()))
+	p.retire(in, fmt.Sprintf("runner did not come up within the bootstrap timeout (%d minutes)", p.target.pool.BootstrapTimeout()))
+}
+
+// ExhaustedReason says why an instance in error is not retried.
+func ExhaustedReason(in *garrison.Instance, pool *garrison.Pool, pol Policy) string {
+	pol = pol.WithDefaults()
+	if pool != nil && !pool.Enabled && in.CreateAttempt < pol.MaxCreateAttempts {
+		return "the pool is disabled: its failed create is not retried"
+	}
+	return fmt.Sprintf("create attempts exhausted (%d of %d failed): %s", in.CreateAttempt, pol.MaxCreateAttempts, in.ProviderFault)
 }
 
 // delete plans the removal of a live instance.

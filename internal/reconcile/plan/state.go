@@ -68,9 +68,19 @@ type poolState struct {
 	idle    []*garrison.Instance // idle and bound to no job
 	retries int                  // unbound instances whose failed create will be retried
 	creates int                  // new runners planned for jobs
+	health  poolHealth
+	backoff *Backoff // the failure streak; nil when healthy
+	limit   int      // new runners allowed now by the backoff; -1: no limit
 }
 
-func (s *poolState) room() int { return int(s.pool.MaxRunners) - s.total - s.creates }
+// room is how many more runners the pool may be given now.
+func (s *poolState) room() int {
+	n := int(s.pool.MaxRunners) - s.total - s.creates
+	if s.limit >= 0 {
+		n = min(n, s.limit-s.creates)
+	}
+	return n
+}
 
 // free is how many unbound runners are up or coming.
 func (s *poolState) free() int { return len(s.booting) + len(s.idle) }
@@ -113,9 +123,15 @@ func newPlanner(spec Spec, obs Observed) *planner {
 	for i := range obs.Instances {
 		in := &obs.Instances[i]
 		p.byID[in.ID] = in
-		if s := byPool[in.PoolID]; s != nil && in.Status != garrison.InstanceDeleted {
-			s.total++
+		if s := byPool[in.PoolID]; s != nil {
+			s.health.see(in)
+			if in.Status != garrison.InstanceDeleted {
+				s.total++
+			}
 		}
+	}
+	for _, s := range p.pools {
+		s.backoff, s.limit = s.health.backoff(obs.Now, obs.LastUp[s.pool.ID], p.pol)
 	}
 	p.bindJobs(byPool)
 	return p

@@ -182,7 +182,8 @@ func definitionChanged(a, b garrison.Pool) bool {
 		a.EnableShell != b.EnableShell || a.TemplateID != b.TemplateID || a.ProxyID != b.ProxyID
 }
 
-// DeletePool removes the pool; ErrInvalid while it has instances; ErrNotFound if missing.
+// DeletePool removes the pool with its history (instances kept as deleted); ErrInvalid
+// while it has other instances; ErrNotFound if missing.
 func (s *Store) DeletePool(ctx context.Context, id string) error {
 	return s.write(ctx, func(c conn) error {
 		ok, err := c.exists(ctx, c.forUpdate(`SELECT 1 FROM pools WHERE id = ?`), id)
@@ -192,12 +193,15 @@ func (s *Store) DeletePool(ctx context.Context, id string) error {
 		if !ok {
 			return notFound("pool %s not found", id)
 		}
-		used, err := c.exists(ctx, `SELECT 1 FROM instances WHERE pool_id = ? LIMIT 1`, id)
+		used, err := c.exists(ctx, `SELECT 1 FROM instances WHERE pool_id = ? AND status <> 'deleted' LIMIT 1`, id)
 		if err != nil {
 			return err
 		}
 		if used {
 			return invalid("pool has runners")
+		}
+		if _, err = c.exec(ctx, `DELETE FROM instances WHERE pool_id = ? AND status = 'deleted'`, id); err != nil {
+			return s.wrapErr("delete pool history", err)
 		}
 		_, err = c.exec(ctx, `DELETE FROM pools WHERE id = ?`, id)
 		if s.d.foreignKey(err) {

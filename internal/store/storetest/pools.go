@@ -73,8 +73,15 @@ var poolCases = []testCase{
 		wantErr(t, err, garrison.ErrInvalid)
 		wantEqual(t, "message", garrison.MessageOf(err), "pool has runners")
 		must(t, s.DeleteInstance(ctx, "runner-1"))
+		// A retired runner kept as history (status deleted) goes with its pool.
+		hist := newInstance("retired-1", f.pool.ID)
+		hist.Status = garrison.InstanceDeleted
+		ok(s.CreateInstance(ctx, hist)).get(t)
+		must(t, s.AddInstanceEvent(ctx, "retired-1", garrison.Event{Type: garrison.EventStatus, Level: garrison.LevelError, Message: "retired"}))
 		must(t, s.DeletePool(ctx, f.pool.ID))
 		_, err = s.Pool(ctx, f.pool.ID)
+		wantErr(t, err, garrison.ErrNotFound)
+		_, err = s.Instance(ctx, "retired-1")
 		wantErr(t, err, garrison.ErrNotFound)
 	}},
 	{"Pools/List", func(t *testing.T, _ Backend, s store.Store) {

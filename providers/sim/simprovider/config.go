@@ -81,6 +81,9 @@ type Behaviour struct {
 	BootDelay   Duration `toml:"boot_delay" json:"boot_delay"`
 	FailureRate float64  `toml:"failure_rate" json:"failure_rate"`
 	Hang        bool     `toml:"hang" json:"hang"`
+	// RenameSuffix, when set, makes CreateInstance report (and keep) the instance
+	// under its name plus this suffix: a provider that names instances its own way.
+	RenameSuffix string `toml:"rename_suffix" json:"rename_suffix"`
 }
 
 // Duration is a time.Duration written as a Go duration string.
@@ -136,6 +139,7 @@ func (b Behaviour) withExtraSpecs(specs json.RawMessage) (Behaviour, error) {
 		BootDelay   *Duration `json:"boot_delay"`
 		FailureRate *float64  `json:"failure_rate"`
 		Hang        *bool     `json:"hang"`
+		Rename      *string   `json:"rename_suffix"`
 	}
 	if err := json.Unmarshal(specs, &o); err != nil {
 		return b, fmt.Errorf("extra specs: %w", err)
@@ -148,6 +152,9 @@ func (b Behaviour) withExtraSpecs(specs json.RawMessage) (Behaviour, error) {
 	}
 	if o.Hang != nil {
 		b.Hang = *o.Hang
+	}
+	if o.Rename != nil {
+		b.RenameSuffix = *o.Rename
 	}
 	return b, b.validate()
 }

@@ -15,7 +15,9 @@
 //	GARRISON_STANDIN_JOB_DURATION = "2s"
 //
 // A pool's extra specs may override boot_delay, failure_rate and hang with the keys
-// "boot_delay" (string, Go duration), "failure_rate" (number, 0..1) and "hang" (bool).
+// "boot_delay" (string, Go duration), "failure_rate" (number, 0..1) and "hang" (bool);
+// "rename_suffix" (string) makes the provider name its instances the asked name plus
+// the suffix (their provider ids stay sim-<asked name>).
 // They affect CreateInstance only.
 //
 // Each record is <state_dir>/instances/<provider_id>.json, tagged with the

@@ -83,7 +83,7 @@ func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInst
 	if err := simulate(ctx, b); err != nil {
 		return provider.ProviderInstance{}, err
 	}
-	r := Record{ProviderID: id, Name: bi.Name, ControllerID: p.controller, PoolID: bi.PoolID,
+	r := Record{ProviderID: id, Name: bi.Name + b.RenameSuffix, ControllerID: p.controller, PoolID: bi.PoolID,
 		Status: provider.StatusRunning, CreatedAt: time.Now().UTC(), Bootstrap: bi}
 	err = p.store.withLock(func() error { return p.createLocked(ctx, &r, script) })
 	if err != nil {
@@ -231,5 +231,5 @@ func (p *Provider) ValidatePoolInfo(_ context.Context, _, _ string, extraSpecs j
 func (p *Provider) ExtraSpecsJSONSchema(context.Context) (json.RawMessage, error) {
 	return json.RawMessage(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object",` +
 		`"properties":{"boot_delay":{"type":"string"},"failure_rate":{"type":"number","minimum":0,"maximum":1},` +
-		`"hang":{"type":"boolean"}}}`), nil
+		`"hang":{"type":"boolean"},"rename_suffix":{"type":"string"}}}`), nil
 }
