@@ -57,7 +57,7 @@ type VersionedProvider interface {
 
 // WebhookRequest says which hook to install, show or remove on an entity's forge object.
 type WebhookRequest struct {
-	URL         string // the controller webhook URL (webhook_url + "/" + controller id)
+	URL          string // the controller webhook URL (webhook_url + "/" + controller id)
 	BaseURL      string // the bare webhook_url, to recognise hooks installed by hand
 	ControllerID string // to recognise another hook of this controller (WH-2)
 	InsecureSSL  bool
