@@ -286,3 +286,20 @@ type RotateRunnersResponse struct {
 	// deletion; the pool refills with runners of its current definition.
 	Rotated int `json:"rotated"`
 }
+
+// ForgeInstance is a whole Gitea server managed as one entity (rest-api-2 §4.2); its
+// endpoint identifies it.
+type ForgeInstance struct {
+	ID                string            `json:"id"`
+	CredentialsName   string            `json:"credentials_name,omitempty"`
+	CredentialsID     uint              `json:"credentials_id,omitempty"`
+	Credentials       ForgeCredentials  `json:"credentials"`
+	Endpoint          ForgeEndpoint     `json:"endpoint"`
+	Pools             []Pool            `json:"pool,omitempty"`
+	PoolManagerStatus PoolManagerStatus `json:"pool_manager_status"`
+	PoolBalancerType  string            `json:"pool_balancing_type,omitempty"`
+	AgentMode         bool              `json:"agent_mode"`
+	Events            []EntityEvent     `json:"events,omitempty"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+}

@@ -176,3 +176,13 @@ type UpdatePoolParams struct {
 	TemplateID             *uint           `json:"template_id,omitempty"`
 	ProxyID                *uint           `json:"proxy_id,omitempty"`
 }
+
+// CreateForgeInstanceParams is the body of POST /forge-instances.
+type CreateForgeInstanceParams struct {
+	EndpointName     string `json:"endpoint_name"`
+	CredentialsName  string `json:"credentials_name"`
+	WebhookSecret    string `json:"webhook_secret"`
+	ForgeType        string `json:"forge_type,omitempty"`
+	PoolBalancerType string `json:"pool_balancer_type,omitempty"`
+	AgentMode        bool   `json:"agent_mode,omitempty"`
+}
