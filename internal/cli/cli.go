@@ -90,6 +90,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.repoCmd(),
 		a.orgCmd(),
 		a.enterpriseCmd(),
+		a.forgeInstanceCmd(),
 		a.poolCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),
