@@ -201,6 +201,20 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
+// Proxies keeps proxies (rest-api-2 §6). Names are unique, case-insensitively; the
+// password is sealed.
+type Proxies interface {
+	// CreateProxy: ErrInvalid unless the proxy validates; ErrConflict if the name is taken.
+	CreateProxy(ctx context.Context, p garrison.Proxy) (garrison.Proxy, error)
+	Proxy(ctx context.Context, id uint) (garrison.Proxy, error)
+	// ListProxies lists every proxy by ID.
+	ListProxies(ctx context.Context) ([]garrison.Proxy, error)
+	// UpdateProxy: the result must validate (ErrInvalid); ErrConflict if the name is taken.
+	UpdateProxy(ctx context.Context, id uint, fn func(*garrison.Proxy) error) (garrison.Proxy, error)
+	// DeleteProxy: ErrInvalid while pools reference it; nil if missing.
+	DeleteProxy(ctx context.Context, id uint) error
+}
+
 // Snapshot is a whole installation written at once by Import: rows read from another
 // runner manager's database (garrison import-garm), their ids and timestamps kept. Secrets
 // are in clear; the backend seals them. A zero CreatedAt or UpdatedAt becomes the time of
@@ -249,6 +263,7 @@ type Store interface {
 	Instances
 	Jobs
 	Leases
+	Proxies
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	Close() error
