@@ -303,3 +303,16 @@ type ForgeInstance struct {
 	CreatedAt         time.Time         `json:"created_at"`
 	UpdatedAt         time.Time         `json:"updated_at"`
 }
+
+// Proxy is a named HTTP(S) proxy (rest-api-2 §6.2); the password is never returned.
+type Proxy struct {
+	ID          uint      `json:"id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	HTTPProxy   string    `json:"http_proxy,omitempty"`
+	HTTPSProxy  string    `json:"https_proxy,omitempty"`
+	NoProxy     string    `json:"no_proxy,omitempty"`
+	Username    string    `json:"username,omitempty"`
+}

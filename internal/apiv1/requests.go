@@ -186,3 +186,26 @@ type CreateForgeInstanceParams struct {
 	PoolBalancerType string `json:"pool_balancer_type,omitempty"`
 	AgentMode        bool   `json:"agent_mode,omitempty"`
 }
+
+// CreateProxyParams is the body of POST /proxies.
+type CreateProxyParams struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	HTTPProxy   string `json:"http_proxy,omitempty"`
+	HTTPSProxy  string `json:"https_proxy,omitempty"`
+	NoProxy     string `json:"no_proxy,omitempty"`
+	Username    string `json:"username,omitempty"`
+	Password    string `json:"password,omitempty"`
+}
+
+// UpdateProxyParams is the body of PUT /proxies/{id}: absent keys are unchanged, ""
+// clears (a name cannot be cleared).
+type UpdateProxyParams struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+	HTTPProxy   *string `json:"http_proxy,omitempty"`
+	HTTPSProxy  *string `json:"https_proxy,omitempty"`
+	NoProxy     *string `json:"no_proxy,omitempty"`
+	Username    *string `json:"username,omitempty"`
+	Password    *string `json:"password,omitempty"`
+}

@@ -35,6 +35,7 @@ type Store interface {
 	store.Credentials
 	store.Entities
 	store.Pools
+	store.Proxies
 	InstanceStore
 	JobStore
 	Ping(ctx context.Context) error

@@ -81,6 +81,7 @@ func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool,
 	}
 	v.ExtraSpecs = p.ExtraSpecs
 	v.RunnerBootstrapTimeout = p.BootstrapTimeout()
+	v.ProxyName = s.proxyName(ctx, p.ProxyID)
 	return v, nil
 }
 
@@ -110,6 +111,9 @@ func (s *Server) handleCreatePool(k entityKind) apiHandler {
 		}
 		var p apiv1.CreatePoolParams
 		if err := decode(w, r, &p); err != nil {
+			return err
+		}
+		if err := s.checkPoolProxy(ctx, p.ProxyID); err != nil {
 			return err
 		}
 		pool, err := s.newPool(e, p)
@@ -189,13 +193,13 @@ func checkTemplate(id *uint) (uint, error) {
 	return 0, notFound("template %d not found", *id)
 }
 
-// checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet, so
-// any other id does not exist: 400 naming it (rest-api-2 PX-1).
+// checkProxy returns the requested proxy id (absent: 0, none); the handlers check it
+// exists with Server.checkPoolProxy (rest-api-2 PX-1).
 func checkProxy(id *uint) (uint, error) {
-	if id == nil || *id == 0 {
+	if id == nil {
 		return 0, nil
 	}
-	return 0, invalid("proxy with ID %d does not exist", *id)
+	return *id, nil
 }
 
 // handleUpdatePool serves PUT /pools/{poolID} and PUT /{Ent}/{id}/pools/{poolID}, with the
@@ -209,6 +213,9 @@ func (s *Server) handleUpdatePool(k *entityKind) apiHandler {
 		}
 		var p apiv1.UpdatePoolParams
 		if err := decode(w, r, &p); err != nil {
+			return err
+		}
+		if err := s.checkPoolProxy(ctx, p.ProxyID); err != nil {
 			return err
 		}
 		apply, err := poolUpdate(p)

@@ -44,6 +44,7 @@ func (s *Server) registerAPI() {
 		s.registerEntity(m, k)
 	}
 	s.registerForgeInstances(m)
+	s.registerProxies(m)
 
 	s.route(m, "GET "+p+"/pools", s.handleListAllPools)
 	s.route(m, "GET "+p+"/pools/{poolID}", s.handleGetPool(nil))
