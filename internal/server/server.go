@@ -117,6 +117,7 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 		Forge:  a.forges,
 		Tokens: tokens,
 		Notify: a.notifyPools,
+		Proxy:  poolProxy(a.store),
 		Log:    a.logger,
 	})
 	if err != nil {
