@@ -91,6 +91,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.orgCmd(),
 		a.enterpriseCmd(),
 		a.forgeInstanceCmd(),
+		a.proxyCmd(),
 		a.poolCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),
