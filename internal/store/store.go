@@ -215,6 +215,20 @@ type Proxies interface {
 	DeleteProxy(ctx context.Context, id uint) error
 }
 
+// Objects keeps the object store's catalogue (rest-api-2 §7); the content lives outside
+// the database (httpapi keeps it in files named by object ID).
+type Objects interface {
+	// CreateObject: ErrInvalid for a bad name. Tags are normalized.
+	CreateObject(ctx context.Context, o garrison.FileObject) (garrison.FileObject, error)
+	Object(ctx context.Context, id uint) (garrison.FileObject, error)
+	// ListObjects lists every object, newest first.
+	ListObjects(ctx context.Context) ([]garrison.FileObject, error)
+	// UpdateObject stores the name, description and tags fn sets.
+	UpdateObject(ctx context.Context, id uint, fn func(*garrison.FileObject) error) (garrison.FileObject, error)
+	// DeleteObject: nil if missing.
+	DeleteObject(ctx context.Context, id uint) error
+}
+
 // Snapshot is a whole installation written at once by Import: rows read from another
 // runner manager's database (garrison import-garm), their ids and timestamps kept. Secrets
 // are in clear; the backend seals them. A zero CreatedAt or UpdatedAt becomes the time of
@@ -264,6 +278,7 @@ type Store interface {
 	Jobs
 	Leases
 	Proxies
+	Objects
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	Close() error
