@@ -316,3 +316,26 @@ type Proxy struct {
 	NoProxy     string    `json:"no_proxy,omitempty"`
 	Username    string    `json:"username,omitempty"`
 }
+
+// FileObject is an object store entry (rest-api-2 §7.2).
+type FileObject struct {
+	ID          uint      `json:"id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Name        string    `json:"name"`
+	Size        int64     `json:"size"`
+	Tags        []string  `json:"tags"`
+	FileType    string    `json:"file_type"`
+	Description string    `json:"description,omitempty"`
+	SHA256      string    `json:"sha256,omitempty"`
+}
+
+// FileObjectPage is one page of GET /objects.
+type FileObjectPage struct {
+	TotalCount   int          `json:"total_count"`
+	Pages        int          `json:"pages"`
+	CurrentPage  int          `json:"current_page"`
+	NextPage     *int         `json:"next_page,omitempty"`
+	PreviousPage *int         `json:"previous_page,omitempty"`
+	Results      []FileObject `json:"results"`
+}

@@ -209,3 +209,11 @@ type UpdateProxyParams struct {
 	Username    *string `json:"username,omitempty"`
 	Password    *string `json:"password,omitempty"`
 }
+
+// UpdateFileObjectParams is the body of PUT /objects/{id}: null or absent keys are
+// unchanged; tags [] clears them.
+type UpdateFileObjectParams struct {
+	Name        *string  `json:"name,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}

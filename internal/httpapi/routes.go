@@ -45,6 +45,7 @@ func (s *Server) registerAPI() {
 	}
 	s.registerForgeInstances(m)
 	s.registerProxies(m)
+	s.registerObjects(m)
 
 	s.route(m, "GET "+p+"/pools", s.handleListAllPools)
 	s.route(m, "GET "+p+"/pools/{poolID}", s.handleGetPool(nil))
