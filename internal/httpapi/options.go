@@ -92,14 +92,14 @@ type RateLimits interface {
 
 // Options configure a Server. Store and JWTSecret are required.
 type Options struct {
-	Store     Store
+	Store Store
 	// ObjectsDir is where the object store keeps its files (one per object, named by
 	// ID); "" leaves the /objects routes unmounted (404).
 	ObjectsDir string
 	// MaxObjectSize is the largest object upload in bytes (413 beyond); 0 means
 	// DefaultMaxObjectSize.
 	MaxObjectSize int64
-	JWTSecret []byte
+	JWTSecret     []byte
 	// TokenTTL is the lifetime of admin and metrics tokens (raised to 24h at least).
 	TokenTTL time.Duration
 	Logger   *slog.Logger // nil discards
