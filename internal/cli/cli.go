@@ -92,6 +92,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.enterpriseCmd(),
 		a.forgeInstanceCmd(),
 		a.proxyCmd(),
+		a.objectCmd(),
 		a.poolCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),

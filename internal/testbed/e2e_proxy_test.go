@@ -24,6 +24,11 @@ func TestE2EPoolProxy(t *testing.T) {
 		t.Fatalf("creating the proxy: %v", err)
 	}
 	pool := e.addPool(t, e2eTags, 1, 1, func(p *apiv1.CreatePoolParams) { p.ProxyID = &px.ID })
+	// The server mounts the object store in its data directory.
+	var objects apiv1.FileObjectPage
+	if err := e.API.Do(t.Context(), "GET", "/objects", nil, nil, &objects); err != nil || objects.CurrentPage != 1 {
+		t.Fatalf("object store of the server: %+v, %v", objects, err)
+	}
 	eventually(t, "an idle runner behind the proxy", func() (bool, string) {
 		insts := e.poolInstances(t, pool.ID)
 		return len(idleNames(insts)) == 1, describe(insts)
