@@ -31,6 +31,7 @@ func (s *Server) registerObjects(m *http.ServeMux) {
 	if s.opts.ObjectsDir == "" {
 		return
 	}
+	s.removeStaleUploads()
 	p := apiPrefix + "/objects"
 	s.route(m, "GET "+p, s.handleListObjects)
 	s.route(m, "POST "+p, s.handleUploadObject)
@@ -39,6 +40,19 @@ func (s *Server) registerObjects(m *http.ServeMux) {
 	s.route(m, "DELETE "+p+"/{objectID}", s.handleDeleteObject)
 	s.route(m, "GET "+p+"/{objectID}/download", s.handleDownloadObject)
 	s.route(m, "HEAD "+p+"/{objectID}/download", s.handleDownloadObject)
+}
+
+// removeStaleUploads deletes the temporary files of uploads a previous run did not finish.
+func (s *Server) removeStaleUploads() {
+	stale, err := filepath.Glob(filepath.Join(s.opts.ObjectsDir, ".upload-*"))
+	if err != nil {
+		return
+	}
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			s.log.Warn("removing an unfinished upload", "file", f, "err", err)
+		}
+	}
 }
 
 func (s *Server) maxObjectSize() int64 {

@@ -228,3 +228,21 @@ func TestObjectUploadStreams(t *testing.T) {
 		t.Fatalf("downloading %d bytes allocated %d bytes", size, grew)
 	}
 }
+
+// TestObjectStaleUploadsRemoved checks that the temporary file of an upload cut short by
+// a crash is removed when the server starts, and object files are kept.
+func TestObjectStaleUploadsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{".upload-123", "7"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newHarness(t, openSQLite, func(o *httpapi.Options) { o.ObjectsDir = dir })
+	if _, err := os.Stat(filepath.Join(dir, ".upload-123")); !os.IsNotExist(err) {
+		t.Fatalf("stale upload: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "7")); err != nil {
+		t.Fatalf("object file: %v", err)
+	}
+}
