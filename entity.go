@@ -13,11 +13,14 @@ const (
 	Repository   EntityType = "repository"
 	Organization EntityType = "organization"
 	Enterprise   EntityType = "enterprise"
+	// ForgeInstance is a whole Gitea server: its runners serve every repository and
+	// organization of the server. Its Name is the endpoint's name and Owner is empty.
+	ForgeInstance EntityType = "instance"
 )
 
 // Valid reports whether t is a known entity type.
 func (t EntityType) Valid() bool {
-	return t == Repository || t == Organization || t == Enterprise
+	return t == Repository || t == Organization || t == Enterprise || t == ForgeInstance
 }
 
 // Balancer says how jobs are spread over an entity's pools of equal priority.

@@ -12,6 +12,9 @@ type Hook struct {
 	URL    string // where the forge sends the events
 	Events []string
 	Active bool
+	// InsecureSSL: the forge skips TLS verification when delivering (GitHub's
+	// insecure_ssl "1"; Gitea hooks have no such setting).
+	InsecureSSL bool
 }
 
 // HookDelivery is one delivery attempt of a webhook, as a forge with a delivery API

@@ -19,12 +19,14 @@ const (
 	Repositories  EntityKind = "repositories"
 	Organizations EntityKind = "organizations"
 	Enterprises   EntityKind = "enterprises"
+	// ForgeInstances are whole Gitea servers (rest-api-2 §4).
+	ForgeInstances EntityKind = "forge-instances"
 )
 
 // path returns "/{kind}/{id}".
 func (k EntityKind) path(id string) (string, error) {
 	switch k {
-	case Repositories, Organizations, Enterprises:
+	case Repositories, Organizations, Enterprises, ForgeInstances:
 	default:
 		return "", fmt.Errorf("apiclient: unknown entity kind %q", string(k))
 	}

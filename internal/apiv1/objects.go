@@ -303,3 +303,56 @@ type RotateRunnersResponse struct {
 	// deletion; the pool refills with runners of its current definition.
 	Rotated int `json:"rotated"`
 }
+
+// ForgeInstance is a whole Gitea server managed as one entity (rest-api-2 §4.2); its
+// endpoint identifies it.
+type ForgeInstance struct {
+	ID                string            `json:"id"`
+	CredentialsName   string            `json:"credentials_name,omitempty"`
+	CredentialsID     uint              `json:"credentials_id,omitempty"`
+	Credentials       ForgeCredentials  `json:"credentials"`
+	Endpoint          ForgeEndpoint     `json:"endpoint"`
+	Pools             []Pool            `json:"pool,omitempty"`
+	PoolManagerStatus PoolManagerStatus `json:"pool_manager_status"`
+	PoolBalancerType  string            `json:"pool_balancing_type,omitempty"`
+	AgentMode         bool              `json:"agent_mode"`
+	Events            []EntityEvent     `json:"events,omitempty"`
+	CreatedAt         time.Time         `json:"created_at"`
+	UpdatedAt         time.Time         `json:"updated_at"`
+}
+
+// Proxy is a named HTTP(S) proxy (rest-api-2 §6.2); the password is never returned.
+type Proxy struct {
+	ID          uint      `json:"id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	HTTPProxy   string    `json:"http_proxy,omitempty"`
+	HTTPSProxy  string    `json:"https_proxy,omitempty"`
+	NoProxy     string    `json:"no_proxy,omitempty"`
+	Username    string    `json:"username,omitempty"`
+}
+
+// FileObject is an object store entry (rest-api-2 §7.2).
+type FileObject struct {
+	ID          uint      `json:"id"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Name        string    `json:"name"`
+	Size        int64     `json:"size"`
+	Tags        []string  `json:"tags"`
+	FileType    string    `json:"file_type"`
+	Description string    `json:"description,omitempty"`
+	SHA256      string    `json:"sha256,omitempty"`
+}
+
+// FileObjectPage is one page of GET /objects.
+type FileObjectPage struct {
+	TotalCount   int          `json:"total_count"`
+	Pages        int          `json:"pages"`
+	CurrentPage  int          `json:"current_page"`
+	NextPage     *int         `json:"next_page,omitempty"`
+	PreviousPage *int         `json:"previous_page,omitempty"`
+	Results      []FileObject `json:"results"`
+}

@@ -176,3 +176,44 @@ type UpdatePoolParams struct {
 	TemplateID             *uint           `json:"template_id,omitempty"`
 	ProxyID                *uint           `json:"proxy_id,omitempty"`
 }
+
+// CreateForgeInstanceParams is the body of POST /forge-instances.
+type CreateForgeInstanceParams struct {
+	EndpointName     string `json:"endpoint_name"`
+	CredentialsName  string `json:"credentials_name"`
+	WebhookSecret    string `json:"webhook_secret"`
+	ForgeType        string `json:"forge_type,omitempty"`
+	PoolBalancerType string `json:"pool_balancer_type,omitempty"`
+	AgentMode        bool   `json:"agent_mode,omitempty"`
+}
+
+// CreateProxyParams is the body of POST /proxies.
+type CreateProxyParams struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	HTTPProxy   string `json:"http_proxy,omitempty"`
+	HTTPSProxy  string `json:"https_proxy,omitempty"`
+	NoProxy     string `json:"no_proxy,omitempty"`
+	Username    string `json:"username,omitempty"`
+	Password    string `json:"password,omitempty"`
+}
+
+// UpdateProxyParams is the body of PUT /proxies/{id}: absent keys are unchanged, ""
+// clears (a name cannot be cleared).
+type UpdateProxyParams struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+	HTTPProxy   *string `json:"http_proxy,omitempty"`
+	HTTPSProxy  *string `json:"https_proxy,omitempty"`
+	NoProxy     *string `json:"no_proxy,omitempty"`
+	Username    *string `json:"username,omitempty"`
+	Password    *string `json:"password,omitempty"`
+}
+
+// UpdateFileObjectParams is the body of PUT /objects/{id}: null or absent keys are
+// unchanged; tags [] clears them.
+type UpdateFileObjectParams struct {
+	Name        *string  `json:"name,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}

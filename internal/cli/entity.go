@@ -56,6 +56,14 @@ func resolveEntity(ctx context.Context, c *apiclient.Client, k apiclient.EntityK
 		for _, o := range list {
 			ids = append(ids, o.ID)
 		}
+	case apiclient.ForgeInstances: // named by their endpoint
+		list, err := c.ListForgeInstances(ctx, arg)
+		if err != nil {
+			return "", err
+		}
+		for _, fi := range list {
+			ids = append(ids, fi.ID)
+		}
 	default:
 		return "", fmt.Errorf("unknown entity kind %q", k)
 	}
@@ -75,6 +83,8 @@ func kindNoun(k apiclient.EntityKind) string {
 		return "repository"
 	case apiclient.Organizations:
 		return "organization"
+	case apiclient.ForgeInstances:
+		return "forge instance"
 	}
 	return "enterprise"
 }

@@ -23,24 +23,26 @@ func (a *app) poolCmd() *cobra.Command {
 		group("runner", "Manage the runners of a pool", nil, a.poolRotateCmd()))
 }
 
-// addOwnerFlags adds --repo, --org, --enterprise and --endpoint.
+// addOwnerFlags adds --repo, --org, --enterprise, --forge-instance and --endpoint.
 func addOwnerFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.String("repo", "", "repository (id or owner/name)")
 	fl.String("org", "", "organization (id or name)")
 	fl.String("enterprise", "", "enterprise (id or name)")
+	fl.String("forge-instance", "", "forge instance (id or endpoint name)")
 	fl.String("endpoint", "", "endpoint name, to tell apart entities with the same name")
-	cmd.MarkFlagsMutuallyExclusive("repo", "org", "enterprise")
+	cmd.MarkFlagsMutuallyExclusive("repo", "org", "enterprise", "forge-instance")
 }
 
-// ownerFlag returns the kind and resolved id selected by --repo, --org or
-// --enterprise; ok is false when none was given.
+// ownerFlag returns the kind and resolved id selected by --repo, --org,
+// --enterprise or --forge-instance; ok is false when none was given.
 func ownerFlag(ctx context.Context, cmd *cobra.Command, c *apiclient.Client) (k apiclient.EntityKind, id string, ok bool, err error) {
 	endpoint, _ := cmd.Flags().GetString("endpoint")
 	for _, o := range []struct {
 		flag string
 		kind apiclient.EntityKind
-	}{{"repo", apiclient.Repositories}, {"org", apiclient.Organizations}, {"enterprise", apiclient.Enterprises}} {
+	}{{"repo", apiclient.Repositories}, {"org", apiclient.Organizations}, {"enterprise", apiclient.Enterprises},
+		{"forge-instance", apiclient.ForgeInstances}} {
 		v, _ := cmd.Flags().GetString(o.flag)
 		if v == "" {
 			continue
@@ -146,9 +148,9 @@ func proxyID(ctx context.Context, cmd *cobra.Command, c *apiclient.Client) (*uin
 // poolAddCmd: resolve the owner; resolve template and proxy names; then
 // POST /{kind}/{id}/pools.
 func (a *app) poolAddCmd() *cobra.Command {
-	cmd := addFormat(&cobra.Command{Use: "add", Aliases: []string{"create"}, Short: "Add a pool to a repository, organization or enterprise", Args: cobra.NoArgs})
+	cmd := addFormat(&cobra.Command{Use: "add", Aliases: []string{"create"}, Short: "Add a pool to a repository, organization, enterprise or forge instance", Args: cobra.NoArgs})
 	addOwnerFlags(cmd)
-	cmd.MarkFlagsOneRequired("repo", "org", "enterprise")
+	cmd.MarkFlagsOneRequired("repo", "org", "enterprise", "forge-instance")
 	addPoolSpecFlags(cmd, true)
 	cmd.Flags().String("provider-name", "", "provider that creates the runners")
 	for _, n := range []string{"provider-name", "image", "flavor", "tags"} {

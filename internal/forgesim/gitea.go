@@ -120,7 +120,7 @@ func (s *Sim) giteaListJobs(r *http.Request, _ principal) reply {
 func giteaHookJSON(h *hook) map[string]any {
 	ts := h.createdAt.UTC().Format(time.RFC3339)
 	return map[string]any{
-		"id": h.id, "type": "gitea", "branch_filter": "", "active": h.active, "events": h.events,
+		"id": h.id, "type": "gitea", "branch_filter": h.branchFilter, "active": h.active, "events": h.events,
 		"config":     map[string]string{"url": h.url, "content_type": "json"},
 		"created_at": ts, "updated_at": ts, "authorization_header": "",
 	}
@@ -143,7 +143,7 @@ func (s *Sim) giteaListHooks(r *http.Request, _ principal) reply {
 
 func (s *Sim) giteaCreateHook(r *http.Request, _ principal) reply {
 	var req hookRequest
-	if err := decodeJSON(r, &req); err != nil || req.Config.URL == "" {
+	if err := decodeJSON(r, &req); err != nil || req.url() == "" {
 		return giteaError(http.StatusUnprocessableEntity, "Missing config option: url")
 	}
 	sc := scopeOf(r)
@@ -153,7 +153,8 @@ func (s *Sim) giteaCreateHook(r *http.Request, _ principal) reply {
 	if !s.st.scopeExistsLocked(sc) {
 		return giteaError(http.StatusNotFound, "Not Found")
 	}
-	h := s.st.addHookLocked(sc, garrison.Gitea, req.Config.URL, req.Config.Secret, events, active, s.now())
+	h := s.st.addHookLocked(sc, garrison.Gitea, req.url(), req.secret(), events, active, s.now())
+	h.config, h.branchFilter = req.settings(), req.BranchFilter
 	return ok(http.StatusCreated, giteaHookJSON(h))
 }
 

@@ -113,14 +113,67 @@ func (st *state) hookInLocked(sc scope, id int64, f garrison.ForgeType) *hook {
 }
 
 type hookRequest struct {
-	Type   string   `json:"type"`
-	Name   string   `json:"name"`
-	Active *bool    `json:"active"`
-	Events []string `json:"events"`
-	Config struct {
-		URL    string `json:"url"`
-		Secret string `json:"secret"`
-	} `json:"config"`
+	Type         string         `json:"type"`
+	Name         string         `json:"name"`
+	Active       *bool          `json:"active"`
+	Events       []string       `json:"events"`
+	BranchFilter string         `json:"branch_filter"`
+	Config       map[string]any `json:"config"`
+}
+
+// url and secret are the config keys every hook has.
+func (req *hookRequest) url() string    { return configString(req.Config, "url") }
+func (req *hookRequest) secret() string { return configString(req.Config, "secret") }
+
+// settings are the config keys other than the URL and the secret, as strings.
+func (req *hookRequest) settings() map[string]string {
+	out := map[string]string{}
+	for k := range req.Config {
+		if k != "url" && k != "secret" {
+			out[k] = configString(req.Config, k)
+		}
+	}
+	return out
+}
+
+func configString(m map[string]any, k string) string {
+	switch v := m[k].(type) {
+	case string:
+		return v
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// Hook is a snapshot of a simulated webhook, for tests.
+type Hook struct {
+	ID           int64
+	Scope        string // "repos/o/r", "orgs/o", "enterprises/e" or "admin"
+	Forge        garrison.ForgeType
+	URL          string
+	Events       []string
+	Active       bool
+	BranchFilter string
+	Config       map[string]string // config keys other than url and secret
+}
+
+// Hooks returns every hook, oldest first.
+func (s *Sim) Hooks() []Hook {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Hook
+	for _, id := range sortedIDs(s.st.hooks) {
+		h := s.st.hooks[id]
+		cfg := map[string]string{}
+		for k, v := range h.config {
+			cfg[k] = v
+		}
+		out = append(out, Hook{ID: h.id, Scope: h.scope.path(), Forge: h.forge, URL: h.url,
+			Events: append([]string(nil), h.events...), Active: h.active, BranchFilter: h.branchFilter, Config: cfg})
+	}
+	return out
 }
 
 func (req *hookRequest) defaults() (events []string, active bool) {
@@ -138,7 +191,7 @@ func (s *Sim) ghHookJSONLocked(base string, h *hook) map[string]any {
 	self := fmt.Sprintf("%s/%s/hooks/%d", base, h.scope.path(), h.id)
 	m := map[string]any{
 		"type": hookType(h), "id": h.id, "name": "web", "active": h.active, "events": h.events,
-		"config":     map[string]string{"url": h.url, "content_type": "json", "insecure_ssl": "0", "secret": mask(h.secret)},
+		"config":     map[string]string{"url": h.url, "content_type": "json", "insecure_ssl": cmpOrS(h.config["insecure_ssl"], "0"), "secret": mask(h.secret)},
 		"created_at": h.createdAt.UTC().Format(time.RFC3339), "updated_at": h.createdAt.UTC().Format(time.RFC3339),
 		"url": self, "ping_url": self + "/pings", "deliveries_url": self + "/deliveries",
 	}
@@ -189,7 +242,7 @@ func (s *Sim) ghCreateHook(r *http.Request, _ principal) reply {
 	if err := decodeJSON(r, &req); err != nil {
 		return ghError(http.StatusBadRequest, "Problems parsing JSON")
 	}
-	if req.Config.URL == "" {
+	if req.url() == "" {
 		return ghValidation("Hook", "Config url cannot be blank")
 	}
 	sc, base := scopeOf(r), s.baseFor(r)
@@ -199,13 +252,14 @@ func (s *Sim) ghCreateHook(r *http.Request, _ principal) reply {
 		return ghError(http.StatusNotFound, "Not Found")
 	}
 	for _, h := range s.st.hooksOfLocked(sc, garrison.GitHub) {
-		if h.url == req.Config.URL {
+		if h.url == req.url() {
 			where := map[string]string{"repos": "repository", "orgs": "organization"}[sc.kind]
 			return ghValidation("Hook", "Hook already exists on this "+where)
 		}
 	}
 	events, active := req.defaults()
-	h := s.st.addHookLocked(sc, garrison.GitHub, req.Config.URL, req.Config.Secret, events, active, s.now())
+	h := s.st.addHookLocked(sc, garrison.GitHub, req.url(), req.secret(), events, active, s.now())
+	h.config, h.branchFilter = req.settings(), req.BranchFilter
 	s.pingLocked(h)
 	rp := ok(http.StatusCreated, s.ghHookJSONLocked(base, h))
 	rp.header = http.Header{"Location": {fmt.Sprintf("%s/%s/hooks/%d", base, sc.path(), h.id)}}

@@ -170,6 +170,10 @@ type hook struct {
 	events    []string
 	active    bool
 	createdAt time.Time
+	// config holds the config keys given at creation other than url and secret;
+	// branchFilter is Gitea's branch_filter.
+	config       map[string]string
+	branchFilter string
 }
 
 // repoLocked finds a repository by "owner/name".

@@ -259,6 +259,9 @@ func (s *Server) handleDeleteCredentials(f garrison.ForgeType) apiHandler {
 		case err != nil:
 			return err
 		}
+		if err := s.refuseForgeInstanceCredentials(r.Context(), c); err != nil {
+			return err
+		}
 		if err := s.store.DeleteCredentials(r.Context(), c.ID); err != nil {
 			return err
 		}

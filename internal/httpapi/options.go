@@ -40,6 +40,8 @@ type Store interface {
 	store.Entities
 	store.Pools
 	store.Templates
+	store.Proxies
+	store.Objects
 	InstanceStore
 	JobStore
 	Ping(ctx context.Context) error
@@ -62,9 +64,10 @@ type VersionedProvider interface {
 
 // WebhookRequest says which hook to install, show or remove on an entity's forge object.
 type WebhookRequest struct {
-	URL         string // the controller webhook URL (webhook_url + "/" + controller id)
-	BaseURL     string // the bare webhook_url, to recognise hooks installed by hand
-	InsecureSSL bool
+	URL          string // the controller webhook URL (webhook_url + "/" + controller id)
+	BaseURL      string // the bare webhook_url, to recognise hooks installed by hand
+	ControllerID string // to recognise another hook of this controller (WH-2)
+	InsecureSSL  bool
 }
 
 // Forge performs the few forge calls the REST API makes synchronously. Errors are
@@ -97,8 +100,14 @@ type RateLimits interface {
 
 // Options configure a Server. Store and JWTSecret are required.
 type Options struct {
-	Store     Store
-	JWTSecret []byte
+	Store Store
+	// ObjectsDir is where the object store keeps its files (one per object, named by
+	// ID); "" leaves the /objects routes unmounted (404).
+	ObjectsDir string
+	// MaxObjectSize is the largest object upload in bytes (413 beyond); 0 means
+	// DefaultMaxObjectSize.
+	MaxObjectSize int64
+	JWTSecret     []byte
 	// TokenTTL is the lifetime of admin and metrics tokens (raised to 24h at least).
 	TokenTTL time.Duration
 	Logger   *slog.Logger // nil discards

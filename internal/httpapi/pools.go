@@ -88,6 +88,7 @@ func (s *Server) detailedPool(ctx context.Context, p garrison.Pool) (apiv1.Pool,
 		}
 		v.TemplateName = t.Name
 	}
+	v.ProxyName = s.proxyName(ctx, p.ProxyID)
 	return v, nil
 }
 
@@ -117,6 +118,9 @@ func (s *Server) handleCreatePool(k entityKind) apiHandler {
 		}
 		var p apiv1.CreatePoolParams
 		if err := decode(w, r, &p); err != nil {
+			return err
+		}
+		if err := s.checkPoolProxy(ctx, p.ProxyID); err != nil {
 			return err
 		}
 		pool, err := s.newPool(e, p)
@@ -216,13 +220,13 @@ func (s *Server) poolTemplate(ctx context.Context, forge garrison.ForgeType, osT
 	return t.ID, nil
 }
 
-// checkProxy accepts an absent or zero proxy id (none); garrison keeps no proxies yet, so
-// any other id does not exist: 400 naming it (rest-api-2 PX-1).
+// checkProxy returns the requested proxy id (absent: 0, none); the handlers check it
+// exists with Server.checkPoolProxy (rest-api-2 PX-1).
 func checkProxy(id *uint) (uint, error) {
-	if id == nil || *id == 0 {
+	if id == nil {
 		return 0, nil
 	}
-	return 0, invalid("proxy with ID %d does not exist", *id)
+	return *id, nil
 }
 
 // handleUpdatePool serves PUT /pools/{poolID} and PUT /{Ent}/{id}/pools/{poolID}, with the
@@ -236,6 +240,9 @@ func (s *Server) handleUpdatePool(k *entityKind) apiHandler {
 		}
 		var p apiv1.UpdatePoolParams
 		if err := decode(w, r, &p); err != nil {
+			return err
+		}
+		if err := s.checkPoolProxy(ctx, p.ProxyID); err != nil {
 			return err
 		}
 		if p.TemplateID != nil && *p.TemplateID != 0 {

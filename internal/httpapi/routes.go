@@ -18,6 +18,7 @@ var (
 	repoKind = entityKind{garrison.Repository, "repositories", "repository", true}
 	orgKind  = entityKind{garrison.Organization, "organizations", "organization", true}
 	entKind  = entityKind{garrison.Enterprise, "enterprises", "enterprise", false}
+	fiKind   = entityKind{garrison.ForgeInstance, "forge-instances", "forge instance", true}
 )
 
 // registerAPI registers every admin route of rest-api.md §3. Paths arrive with any
@@ -42,6 +43,9 @@ func (s *Server) registerAPI() {
 	for _, k := range []entityKind{repoKind, orgKind, entKind} {
 		s.registerEntity(m, k)
 	}
+	s.registerForgeInstances(m)
+	s.registerProxies(m)
+	s.registerObjects(m)
 
 	s.route(m, "GET "+p+"/pools", s.handleListAllPools)
 	s.route(m, "GET "+p+"/pools/{poolID}", s.handleGetPool(nil))
@@ -79,12 +83,29 @@ func (s *Server) registerForge(m *http.ServeMux, f garrison.ForgeType) {
 // registerEntity registers the routes of one entity family.
 func (s *Server) registerEntity(m *http.ServeMux, k entityKind) {
 	p := apiPrefix + "/" + k.segment
-	kp := &k
 	s.route(m, "GET "+p, s.handleListEntities(k))
 	s.route(m, "POST "+p, s.handleCreateEntity(k))
 	s.route(m, "GET "+p+"/{id}", s.handleGetEntity(k))
 	s.route(m, "PUT "+p+"/{id}", s.handleUpdateEntity(k))
 	s.route(m, "DELETE "+p+"/{id}", s.handleDeleteEntity(k))
+	s.registerEntityChildren(m, k)
+}
+
+// registerForgeInstances registers the forge-instance routes (rest-api-2 §4.1).
+func (s *Server) registerForgeInstances(m *http.ServeMux) {
+	p := apiPrefix + "/" + fiKind.segment
+	s.route(m, "GET "+p, s.handleListForgeInstances)
+	s.route(m, "POST "+p, s.handleCreateForgeInstance)
+	s.route(m, "GET "+p+"/{id}", s.handleGetForgeInstance)
+	s.route(m, "PUT "+p+"/{id}", s.handleUpdateForgeInstance)
+	s.route(m, "DELETE "+p+"/{id}", s.handleDeleteForgeInstance)
+	s.registerEntityChildren(m, fiKind)
+}
+
+// registerEntityChildren registers the pool, instance and webhook routes under an entity.
+func (s *Server) registerEntityChildren(m *http.ServeMux, k entityKind) {
+	p := apiPrefix + "/" + k.segment
+	kp := &k
 	s.route(m, "GET "+p+"/{id}/pools", s.handleListEntityPools(k))
 	s.route(m, "POST "+p+"/{id}/pools", s.handleCreatePool(k))
 	s.route(m, "GET "+p+"/{id}/pools/{poolID}", s.handleGetPool(kp))

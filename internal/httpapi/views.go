@@ -102,6 +102,8 @@ func poolView(p garrison.Pool, e garrison.Entity, ep garrison.Endpoint) apiv1.Po
 		v.OrgID, v.OrgName = p.EntityID, e.Name
 	case garrison.Enterprise:
 		v.EnterpriseID, v.EnterpriseName = p.EntityID, e.Name
+	case garrison.ForgeInstance:
+		v.ForgeInstanceID = p.EntityID
 	}
 	return v
 }
@@ -155,6 +157,8 @@ func jobView(j garrison.Job) apiv1.Job {
 			v.OrgID = &id
 		case garrison.Enterprise:
 			v.EnterpriseID = &id
+		case garrison.ForgeInstance:
+			v.ForgeInstanceID = &id
 		}
 	}
 	return v

@@ -19,7 +19,7 @@ func (s *Server) webhookRequest(ctx context.Context, insecure bool) (WebhookRequ
 	if url == "" {
 		return WebhookRequest{}, invalid("controller webhook url is empty")
 	}
-	return WebhookRequest{URL: url, BaseURL: c.WebhookURL, InsecureSSL: insecure}, nil
+	return WebhookRequest{URL: url, BaseURL: c.WebhookURL, ControllerID: c.ID, InsecureSSL: insecure}, nil
 }
 
 // handleInstallWebhook serves POST /{Ent}/{id}/webhook.

@@ -16,7 +16,7 @@ func ServiceName(e garrison.Entity) (string, error) {
 	switch e.Type {
 	case garrison.Repository:
 		return "actions.runner." + e.Owner + "." + e.Name, nil
-	case garrison.Organization, garrison.Enterprise:
+	case garrison.Organization, garrison.Enterprise, garrison.ForgeInstance: // a forge instance is named after its endpoint
 		return "actions.runner." + e.Name, nil
 	}
 	return "", garrison.Errorf(garrison.EInternal, "unknown entity type %q", e.Type)

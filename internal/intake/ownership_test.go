@@ -5,6 +5,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // Secrets of the entities scopes adds.
@@ -22,12 +23,14 @@ const (
 	runnerGtOrg   = "gt-org1"
 	runnerGtRepo1 = "gt-repo1"
 	runnerGtRepo2 = "gt-repo2"
+	runnerGtFI    = "gt-forge-instance"
 )
 
 // scoped adds, next to the env's entities, an entity of every scope, each with a pool
 // and an idle runner: on GitHub a second repository (octo-org/other-repo), the
 // organization octo-org and the enterprise octo-ent; on Gitea the repositories org1/repo1
-// and org1/repo2 (and a runner for the organization org1).
+// and org1/repo2, a runner for the organization org1, and the forge instance of the
+// Gitea endpoint (its system hook signs with the Gitea secret).
 func (e *env) scoped() {
 	e.t.Helper()
 	gh := []struct {
@@ -43,6 +46,8 @@ func (e *env) scoped() {
 		e.newRunner(e.newPool(ent.ID, stdLabels...).ID, s.runner)
 	}
 	e.newRunner(e.gpool.ID, runnerGtOrg)
+	fi := e.entity("gitea-local", garrison.Gitea, garrison.Entity{Type: garrison.ForgeInstance, Name: "fi", WebhookSecret: giteaSecret})
+	e.newRunner(e.newPool(fi.ID, "ubuntu-latest").ID, runnerGtFI)
 	for name, runner := range map[string]string{"repo1": runnerGtRepo1, "repo2": runnerGtRepo2} {
 		ent := e.entity("gitea-local", garrison.Gitea, garrison.Entity{Type: garrison.Repository, Owner: "org1", Name: name, WebhookSecret: giteaSecret})
 		e.newRunner(e.newPool(ent.ID, "ubuntu-latest").ID, runner)
@@ -97,6 +102,11 @@ func gtOrg(action, runner string) func(*env) delivery {
 	return giteaScoped(webhook.TargetOrganization, job{action: action, id: 500, labels: []string{"ubuntu-latest"}, runner: runner})
 }
 
+// gtSystem is a Gitea system-hook delivery (the forge instance's) for a job of org1/repo1.
+func gtSystem(action, runner string) func(*env) delivery {
+	return giteaScoped(webhook.TargetSystem, job{action: action, id: 500, labels: []string{"ubuntu-latest"}, runner: runner})
+}
+
 func gtRepo(repo string) func(action, runner string) func(*env) delivery {
 	return func(action, runner string) func(*env) delivery {
 		return giteaScoped(webhook.TargetRepository, job{action: action, id: 500, labels: []string{"ubuntu-latest"}, runner: runner, repo: repo})
@@ -121,6 +131,10 @@ func TestForeignRunner(t *testing.T) {
 		{"Gitea repository names another repository's runner", gtRepo("repo2"), runnerGtRepo1},
 		{"Gitea repository names its organization's runner", gtRepo("repo1"), runnerGtOrg},
 		{"Gitea organization names a runner of one of its repositories", gtOrg, runnerGtRepo2},
+		{"Gitea forge instance names a repository's runner", gtSystem, runnerGtRepo1},
+		{"Gitea forge instance names an organization's runner", gtSystem, runnerGtOrg},
+		{"Gitea repository names the forge instance's runner", gtRepo("repo1"), runnerGtFI},
+		{"Gitea organization names the forge instance's runner", gtOrg, runnerGtFI},
 	}
 	for _, mode := range cacheModes {
 		for _, tt := range tests {
@@ -172,6 +186,7 @@ func TestOwnRunnerEveryScope(t *testing.T) {
 		{"GitHub enterprise", ghEnt, runnerEnt},
 		{"Gitea repository", gtRepo("repo2"), runnerGtRepo2},
 		{"Gitea organization", gtOrg, runnerGtOrg},
+		{"Gitea forge instance", gtSystem, runnerGtFI},
 	}
 	for _, mode := range cacheModes {
 		for _, tt := range tests {
@@ -234,6 +249,28 @@ func TestForeignJob(t *testing.T) {
 				t.Fatalf("the organization's own runner: %s/%s job %d", i.Status, i.RunnerStatus, i.JobID)
 			}
 			e.wantAction(500, garrison.JobInProgress)
+		})
+	}
+}
+
+// TestForgeInstanceRecordsQueuedJob checks FI-3: a system-hook delivery for a job of any
+// repository of the server is recorded for the forge instance and enqueues its pool.
+func TestForgeInstanceRecordsQueuedJob(t *testing.T) {
+	for _, mode := range cacheModes {
+		t.Run(mode.name, func(t *testing.T) {
+			e := newEnv(t, withCacheTTL(mode.ttl))
+			e.scoped()
+			e.takeNotified()
+			e.sendStep(t, 0, step{d: gtSystem("queued", ""), status: 200, result: ResultOK})
+			j := e.job(500)
+			fi, err := e.st.Entity(t.Context(), j.EntityID)
+			must(t, err)
+			if fi.Type != garrison.ForgeInstance || j.EntityType != garrison.ForgeInstance || j.RepositoryName != "repo1" {
+				t.Fatalf("job %+v recorded for %+v", j, fi)
+			}
+			pools, err := e.st.ListPools(t.Context(), store.PoolFilter{EntityID: fi.ID})
+			must(t, err)
+			e.wantNotified(pools[0].ID)
 		})
 	}
 }

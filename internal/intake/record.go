@@ -105,9 +105,13 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 	return okReply(ResultOK)
 }
 
-// validateOwner checks the delivery names the entity it was routed to (W-9).
+// validateOwner checks the delivery names the entity it was routed to (W-9). A forge
+// instance serves every repository of its server: its deliveries name no owner (FI-3).
 func validateOwner(ev *webhook.Event, ent garrison.Entity) error {
 	typ, _ := entityType(ev.TargetType)
+	if typ == garrison.ForgeInstance && ent.Type == typ {
+		return nil
+	}
 	if typ != ent.Type || !ent.SameName(ev.EntityOwner, ev.EntityName) {
 		return garrison.Errorf(garrison.EInvalid, "job not meant for %s", ent.FullName())
 	}

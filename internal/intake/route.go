@@ -126,10 +126,13 @@ func endpointMatches(baseURL, jobBase, htmlURL string) bool {
 	return len(htmlURL) > len(prefix) && strings.EqualFold(htmlURL[:len(prefix)], prefix)
 }
 
-// entityType maps a hook target type to the entity type it names. Gitea system hooks name
-// the forge instance, which garrison does not manage as an entity.
+// entityType maps a hook target type to the entity type it names. A Gitea system hook
+// names the forge instance of the endpoint the job's html_url matched (FI-3): the payload
+// names no owner, so every forge instance is looked up and the endpoint picks it.
 func entityType(target string) (garrison.EntityType, bool) {
 	switch target {
+	case webhook.TargetSystem:
+		return garrison.ForgeInstance, true
 	case webhook.TargetRepository:
 		return garrison.Repository, true
 	case webhook.TargetOrganization:

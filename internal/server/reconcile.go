@@ -33,6 +33,7 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 		Forges:         a.forges.ReconcileForges(),
 		Tokens:         tokens,
 		InjectTemplate: injectTemplate,
+		Proxy:          poolProxy(a.store),
 		Leases:         a.leases(),
 		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
 		Logger:         a.logger,

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -99,6 +100,20 @@ func (a *Server) wire(ctx context.Context) error {
 	return err
 }
 
+// objectsDir is where the object store keeps its files: <data dir>/objects, made on
+// first use; "" (the object routes unmounted) when it cannot be made, which is logged.
+func (a *Server) objectsDir() string {
+	if a.cfg.DataDir == "" {
+		return ""
+	}
+	dir := filepath.Join(a.cfg.DataDir, "objects")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		a.logger.Error("object store directory", "dir", dir, "err", err)
+		return ""
+	}
+	return dir
+}
+
 // sweepOptions are the missed-webhook sweep's options (the reconciler schedules the
 // sweeps, paced by [reconcile]).
 func (a *Server) sweepOptions() sweep.Options {
@@ -129,6 +144,7 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 		Forge:  a.forges,
 		Tokens: tokens,
 		Notify: a.notifyPools,
+		Proxy:  poolProxy(a.store),
 		Log:    a.logger,
 	})
 	if err != nil {
@@ -151,6 +167,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	hostname, _ := os.Hostname()
 	opts := httpapi.Options{
 		Store:                   a.store,
+		ObjectsDir:              a.objectsDir(),
 		JWTSecret:               []byte(a.cfg.JWTAuth.Secret),
 		TokenTTL:                a.cfg.JWTAuth.TimeToLive,
 		Logger:                  a.logger,

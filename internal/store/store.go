@@ -229,6 +229,34 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
+// Proxies keeps proxies (rest-api-2 §6). Names are unique, case-insensitively; the
+// password is sealed.
+type Proxies interface {
+	// CreateProxy: ErrInvalid unless the proxy validates; ErrConflict if the name is taken.
+	CreateProxy(ctx context.Context, p garrison.Proxy) (garrison.Proxy, error)
+	Proxy(ctx context.Context, id uint) (garrison.Proxy, error)
+	// ListProxies lists every proxy by ID.
+	ListProxies(ctx context.Context) ([]garrison.Proxy, error)
+	// UpdateProxy: the result must validate (ErrInvalid); ErrConflict if the name is taken.
+	UpdateProxy(ctx context.Context, id uint, fn func(*garrison.Proxy) error) (garrison.Proxy, error)
+	// DeleteProxy: ErrInvalid while pools reference it; nil if missing.
+	DeleteProxy(ctx context.Context, id uint) error
+}
+
+// Objects keeps the object store's catalogue (rest-api-2 §7); the content lives outside
+// the database (httpapi keeps it in files named by object ID).
+type Objects interface {
+	// CreateObject: ErrInvalid for a bad name. Tags are normalized.
+	CreateObject(ctx context.Context, o garrison.FileObject) (garrison.FileObject, error)
+	Object(ctx context.Context, id uint) (garrison.FileObject, error)
+	// ListObjects lists every object, newest first.
+	ListObjects(ctx context.Context) ([]garrison.FileObject, error)
+	// UpdateObject stores the name, description and tags fn sets.
+	UpdateObject(ctx context.Context, id uint, fn func(*garrison.FileObject) error) (garrison.FileObject, error)
+	// DeleteObject: nil if missing.
+	DeleteObject(ctx context.Context, id uint) error
+}
+
 // Snapshot is a whole installation written at once by Import: rows read from another
 // runner manager's database (garrison import-garm), their ids and timestamps kept. Secrets
 // are in clear; the backend seals them. A zero CreatedAt or UpdatedAt becomes the time of
@@ -283,6 +311,8 @@ type Store interface {
 	Instances
 	Jobs
 	Leases
+	Proxies
+	Objects
 	// Ping checks the database is reachable.
 	Ping(ctx context.Context) error
 	Close() error

@@ -1,8 +1,9 @@
 // Package gitea is garrison's client for Gitea 1.24 and later (plain net/http and
 // encoding/json). Gitea runners register with a registration token; there is no JIT API.
 //
-// Scopes: a repository or organization garrison.Entity, or Instance (the zero Entity) for
-// instance-wide ("admin") runners, tokens and hooks. Failures wrap a *garrison.Error
+// Scopes: a repository or organization garrison.Entity, or a forge instance (a
+// garrison.ForgeInstance entity, or Instance, the zero Entity) for instance-wide ("admin")
+// runners, tokens and hooks. Failures wrap a *garrison.Error
 // (404 → ENotFound, 401/403 → EUnauthorized, 409 → EConflict, 422 → EUnprocessable, 400 →
 // EInvalid) with Gitea's message.
 package gitea
@@ -130,7 +131,7 @@ func scopePath(e garrison.Entity) (string, error) {
 		return "/repos/" + e.Owner + "/" + e.Name, nil
 	case garrison.Organization:
 		return "/orgs/" + e.Name, nil
-	case "":
+	case "", garrison.ForgeInstance:
 		return "/admin", nil
 	}
 	return "", garrison.Errorf(garrison.EInvalid, "gitea: %s entities are not supported", e.Type)

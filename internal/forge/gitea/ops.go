@@ -138,10 +138,11 @@ func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret
 	} else if garrison.CodeOf(err) != garrison.ENotFound {
 		return garrison.Hook{}, err
 	}
-	in := map[string]any{
-		"type": "gitea", "active": true, "events": []string{"workflow_job"},
-		"config": map[string]string{"url": url, "content_type": "json", "secret": secret},
+	cfg := map[string]string{"url": url, "content_type": "json", "http_method": "post", "secret": secret}
+	if p == "/admin" {
+		cfg["is_system_webhook"] = "true" // a system hook: deliveries for every repository
 	}
+	in := map[string]any{"type": "gitea", "active": true, "events": []string{"workflow_job"}, "branch_filter": "*", "config": cfg}
 	var h hookJSON
 	_, err = c.do(ctx, http.MethodPost, p+"/hooks", in, &h)
 	return h.hook(), err

@@ -17,9 +17,20 @@ func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret
 	} else if garrison.CodeOf(err) != garrison.ENotFound {
 		return garrison.Hook{}, err
 	}
+	return c.CreateHook(ctx, e, url, secret, false)
+}
+
+// CreateHook creates a workflow_job webhook (JSON, signed with secret) on a repository or
+// organization without looking for an existing one. insecure sets the hook's insecure_ssl
+// to "1" (the forge then skips TLS verification when delivering).
+func (c *Client) CreateHook(ctx context.Context, e garrison.Entity, url, secret string, insecure bool) (garrison.Hook, error) {
+	insecureSSL := "0"
+	if insecure {
+		insecureSSL = "1"
+	}
 	h := &gh.Hook{
 		Name: gh.Ptr("web"), Active: gh.Ptr(true), Events: []string{"workflow_job"},
-		Config: &gh.HookConfig{URL: &url, ContentType: gh.Ptr("json"), Secret: &secret, InsecureSSL: gh.Ptr("0")},
+		Config: &gh.HookConfig{URL: &url, ContentType: gh.Ptr("json"), Secret: &secret, InsecureSSL: &insecureSSL},
 	}
 	var err error
 	switch e.Type {
@@ -94,8 +105,37 @@ func (c *Client) RemoveHook(ctx context.Context, e garrison.Entity, url string) 
 	return wrap("delete hook", err)
 }
 
+// DeleteHook deletes the hook with the given id (ENotFound when it is gone).
+func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) error {
+	var err error
+	switch e.Type {
+	case garrison.Repository:
+		_, err = c.gh.Repositories.DeleteHook(ctx, e.Owner, e.Name, id)
+	case garrison.Organization:
+		_, err = c.gh.Organizations.DeleteHook(ctx, e.Name, id)
+	default:
+		return errUnsupported("webhooks", e)
+	}
+	return wrap("delete hook", err)
+}
+
+// PingHook asks the forge to send the hook a ping event.
+func (c *Client) PingHook(ctx context.Context, e garrison.Entity, id int64) error {
+	var err error
+	switch e.Type {
+	case garrison.Repository:
+		_, err = c.gh.Repositories.PingHook(ctx, e.Owner, e.Name, id)
+	case garrison.Organization:
+		_, err = c.gh.Organizations.PingHook(ctx, e.Name, id)
+	default:
+		return errUnsupported("webhooks", e)
+	}
+	return wrap("ping hook", err)
+}
+
 func toHook(h *gh.Hook) garrison.Hook {
-	return garrison.Hook{ID: h.GetID(), URL: h.GetConfig().GetURL(), Events: h.Events, Active: h.GetActive()}
+	return garrison.Hook{ID: h.GetID(), URL: h.GetConfig().GetURL(), Events: h.Events, Active: h.GetActive(),
+		InsecureSSL: h.GetConfig().GetInsecureSSL() == "1"}
 }
 
 // ListHookDeliveries returns the deliveries of a hook, newest first, back to since (all

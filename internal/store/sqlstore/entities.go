@@ -36,7 +36,7 @@ func (s *Store) CreateEntity(ctx context.Context, e garrison.Entity) (garrison.E
 	if !e.Type.Valid() {
 		return garrison.Entity{}, invalid("invalid entity type %q", e.Type)
 	}
-	if strings.TrimSpace(e.Name) == "" {
+	if strings.TrimSpace(e.Name) == "" && e.Type != garrison.ForgeInstance { // named after the endpoint
 		return garrison.Entity{}, invalid("missing %s name", e.Type)
 	}
 	secret, err := s.seal([]byte(e.WebhookSecret))
@@ -50,12 +50,15 @@ func (s *Store) CreateEntity(ctx context.Context, e garrison.Entity) (garrison.E
 		if err := s.fillCredentials(ctx, c, &e); err != nil {
 			return err
 		}
+		if err := forgeInstanceName(&e); err != nil {
+			return err
+		}
 		_, err := c.exec(ctx, `INSERT INTO entities (id, type, owner, name, credentials_id, endpoint_name,
 			webhook_secret, balancer, agent_mode, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			e.ID, e.Type, e.Owner, e.Name, int64(e.CredentialsID), e.Endpoint, secret, e.Balancer, e.AgentMode,
 			e.CreatedAt, e.UpdatedAt)
 		if s.d.unique(err) {
-			return conflict("%s %s already exists", e.Type, e.FullName())
+			return entityConflict(e)
 		}
 		if s.d.foreignKey(err) {
 			return notFound("credentials %d not found", e.CredentialsID)
@@ -66,6 +69,28 @@ func (s *Store) CreateEntity(ctx context.Context, e garrison.Entity) (garrison.E
 		return garrison.Entity{}, err
 	}
 	return e, nil
+}
+
+// entityConflict is the error for an entity that exists already.
+func entityConflict(e garrison.Entity) error {
+	if e.Type == garrison.ForgeInstance {
+		return conflict("forge instance for endpoint %s already exists", e.Endpoint)
+	}
+	return conflict("%s %s already exists", e.Type, e.FullName())
+}
+
+// forgeInstanceName names a forge instance after its credentials' endpoint: one per
+// endpoint, which the entities' unique index then enforces. Only Gitea servers are forge
+// instances.
+func forgeInstanceName(e *garrison.Entity) error {
+	if e.Type != garrison.ForgeInstance {
+		return nil
+	}
+	if e.ForgeType != garrison.Gitea {
+		return invalid("forge type %q does not support instance-level pools", e.ForgeType)
+	}
+	e.Owner, e.Name = "", e.Endpoint
+	return nil
 }
 
 // fillCredentials sets the credentials-derived fields of e, locking the credentials row.
@@ -119,6 +144,9 @@ func (s *Store) UpdateEntity(ctx context.Context, id string, fn func(*garrison.E
 			return invalid("endpoint mismatch: credentials %s belong to endpoint %q, not %q",
 				next.CredentialsName, next.Endpoint, cur.Endpoint)
 		}
+		if err := forgeInstanceName(&next); err != nil {
+			return err
+		}
 		if err := s.storeEntity(ctx, c, next); err != nil {
 			return err
 		}
@@ -137,7 +165,7 @@ func (s *Store) storeEntity(ctx context.Context, c conn, e garrison.Entity) erro
 		balancer = ?, agent_mode = ?, updated_at = ? WHERE id = ?`,
 		e.Owner, e.Name, int64(e.CredentialsID), secret, e.Balancer, e.AgentMode, e.UpdatedAt, e.ID)
 	if s.d.unique(err) {
-		return conflict("%s %s already exists", e.Type, e.FullName())
+		return entityConflict(e)
 	}
 	return s.wrapErr("update entity", err)
 }

@@ -1,0 +1,248 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/garrison-ci/garrison/internal/apiv1"
+	"github.com/garrison-ci/garrison/internal/httpapi"
+)
+
+// objectHarness is a harness with an object store in a temporary directory, limited to
+// limit bytes per object.
+func objectHarness(t *testing.T, limit int64) (*harness, string, string) {
+	dir := t.TempDir()
+	h := newHarness(t, openSQLite, func(o *httpapi.Options) { o.ObjectsDir, o.MaxObjectSize = dir, limit })
+	return h, h.ready(), dir
+}
+
+// upload sends body as garm-cli's object create does; length -1 sends it chunked.
+func (h *harness) upload(tok string, body io.Reader, length int64, hdr map[string]string) response {
+	h.t.Helper()
+	req, err := http.NewRequestWithContext(h.t.Context(), "POST", h.srv.URL+api("/objects/"), body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.ContentLength = length
+	req.Header.Set("Authorization", "Bearer "+tok)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return h.send(req)
+}
+
+// TestObjectUploadRefusals checks each refused upload (§7.3, size limit, names) and that
+// nothing is stored by any of them, neither a record nor a file.
+func TestObjectUploadRefusals(t *testing.T) {
+	h, tok, dir := objectHarness(t, 1024)
+	name := map[string]string{"X-File-Name": "f.txt"}
+	tests := []struct {
+		name    string
+		body    io.Reader
+		length  int64
+		hdr     map[string]string
+		status  int
+		details string
+	}{
+		{"no name", strings.NewReader("x"), 1, nil, 400, "missing X-File-Name header"},
+		{"chunked", strings.NewReader("x"), -1, name, 400, "missing Content-Length header in request"},
+		{"over the limit", bytes.NewReader(make([]byte, 1025)), 1025, name, 413, "request body too large"},
+		{"agent tool", strings.NewReader("x"), 1, map[string]string{"X-File-Name": "a", "X-Tags": "os=linux, Category=GARM-Agent"}, 400,
+			"GARM agent tools cannot be uploaded via the file objects endpoint. Use POST /tools/garm-agent instead."},
+		{"path name", strings.NewReader("x"), 1, map[string]string{"X-File-Name": "../../etc/passwd"}, 400, `name must be a file name, not a path: "../../etc/passwd"`},
+		{"dot dot", strings.NewReader("x"), 1, map[string]string{"X-File-Name": ".."}, 400, `name must be a file name, not a path: ".."`},
+		{"backslash", strings.NewReader("x"), 1, map[string]string{"X-File-Name": `a\b`}, 400, `name must be a file name, not a path: "a\\b"`},
+		{"quote", strings.NewReader("x"), 1, map[string]string{"X-File-Name": `a"b`}, 400, "name contains control characters or quotes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.upload(tok, tc.body, tc.length, tc.hdr)
+			h.expectError(r, tc.status, http.StatusText(tc.status), tc.details)
+		})
+	}
+	var pg apiv1.FileObjectPage
+	h.expect(h.call("GET", api("/objects"), tok, nil), 200, &pg)
+	if pg.TotalCount != 0 {
+		t.Fatalf("refused uploads stored %+v", pg)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Fatalf("refused uploads left files: %v", files)
+	}
+	// The empty store's page, exactly as GARM answers it.
+	r := h.call("GET", api("/objects"), tok, nil)
+	if got := strings.TrimSpace(string(r.body)); got != `{"total_count":0,"pages":0,"current_page":1,"results":[]}` {
+		t.Fatalf("empty page %s", got)
+	}
+}
+
+// TestObjectLifecycle uploads, lists, shows, updates, downloads and removes objects.
+func TestObjectLifecycle(t *testing.T) {
+	h, tok, dir := objectHarness(t, 1<<20)
+	content := "hello object store\n"
+	r := h.upload(tok, strings.NewReader(content), int64(len(content)),
+		map[string]string{"X-File-Name": "hello.txt", "X-File-Description": "greeting", "X-Tags": "B,a, b ,,A"})
+	var o apiv1.FileObject
+	h.expect(r, 200, &o)
+	sum := sha256.Sum256([]byte(content))
+	if o.Name != "hello.txt" || o.Size != int64(len(content)) || o.SHA256 != hex.EncodeToString(sum[:]) ||
+		o.FileType != "text/plain; charset=utf-8" || strings.Join(o.Tags, ",") != "b,a" || o.Description != "greeting" {
+		t.Fatalf("uploaded %+v", o)
+	}
+	requireKeys(t, keys(t, r.body), "id", "created_at", "updated_at", "name", "size", "tags", "file_type", "sha256")
+	if _, err := os.Stat(filepath.Join(dir, strconv.FormatUint(uint64(o.ID), 10))); err != nil {
+		t.Fatalf("object file: %v", err)
+	}
+	bin := append([]byte("\x7fELF"), make([]byte, 100)...)
+	var o2 apiv1.FileObject
+	h.expect(h.upload(tok, bytes.NewReader(bin), int64(len(bin)), map[string]string{"X-File-Name": "tool", "X-Tags": "a"}), 200, &o2)
+	if o2.FileType != "application/octet-stream" || len(o2.Tags) != 1 {
+		t.Fatalf("binary %+v", o2)
+	}
+	id := strconv.FormatUint(uint64(o.ID), 10)
+
+	// list: newest first, tag filter (all tags, case-insensitive), paging
+	var pg apiv1.FileObjectPage
+	h.expect(h.call("GET", api("/objects"), tok, nil), 200, &pg)
+	if pg.TotalCount != 2 || pg.Results[0].ID != o2.ID || pg.CurrentPage != 1 || pg.Pages != 1 {
+		t.Fatalf("list %+v", pg)
+	}
+	h.expect(h.call("GET", api("/objects?tags=A,b"), tok, nil), 200, &pg)
+	if pg.TotalCount != 1 || pg.Results[0].ID != o.ID {
+		t.Fatalf("tag filter %+v", pg)
+	}
+	h.expect(h.call("GET", api("/objects?page=2&pageSize=1"), tok, nil), 200, &pg)
+	if pg.TotalCount != 2 || pg.Pages != 2 || len(pg.Results) != 1 || pg.Results[0].ID != o.ID || pg.PreviousPage == nil || pg.NextPage != nil {
+		t.Fatalf("page 2 %+v", pg)
+	}
+	h.expect(h.call("GET", api("/objects?page=x&pageSize=-3"), tok, nil), 200, &pg)
+	if pg.CurrentPage != 1 || len(pg.Results) != 2 {
+		t.Fatalf("bad paging numbers are ignored: %+v", pg)
+	}
+
+	// show
+	h.expectError(h.call("GET", api("/objects/abc"), tok, nil), 400, "Bad Request", "invalid objectID: invalid object ID; must be a number")
+	h.expectError(h.call("GET", api("/objects/999"), tok, nil), 404, "Not Found", "failed to get file object: could not find file object with ID: 999")
+	h.expect(h.call("GET", api("/objects/"+id), tok, nil), 200, &o)
+
+	// update
+	h.expectError(h.call("PUT", api("/objects/"+id), tok, map[string]any{"name": ""}), 400, "Bad Request", "name cannot be empty")
+	h.expectError(h.call("PUT", api("/objects/"+id), tok, map[string]any{"tags": []string{"category=garm-agent"}}), 400, "Bad Request",
+		"cannot update garm-agent tools via object storage API")
+	h.expect(h.call("PUT", api("/objects/"+id), tok, map[string]any{"name": "../x"}), 400, nil)
+	h.expect(h.call("PUT", api("/objects/"+id), tok, []byte(`{"name":`)), 400, nil)
+	h.expect(h.call("PUT", api("/objects/999"), tok, map[string]any{}), 404, nil)
+	h.expect(h.call("PUT", api("/objects/"+id), tok, map[string]any{"name": "hi.txt", "description": nil, "tags": []string{" X "}}), 200, &o)
+	if o.Name != "hi.txt" || o.Description != "greeting" || strings.Join(o.Tags, ",") != "x" {
+		t.Fatalf("updated %+v", o)
+	}
+	h.expect(h.call("PUT", api("/objects/"+id), tok, map[string]any{"tags": []string{}}), 200, &o)
+	if len(o.Tags) != 0 {
+		t.Fatalf("tags [] must clear: %+v", o.Tags)
+	}
+
+	// download and HEAD
+	for _, method := range []string{"GET", "HEAD"} {
+		r := h.call(method, api("/objects/"+id+"/download"), tok, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != "text/plain; charset=utf-8" ||
+			r.header.Get("Content-Disposition") != `attachment; filename="hi.txt"` || r.header.Get("Content-Length") != strconv.Itoa(len(content)) {
+			t.Fatalf("%s download: %d %v", method, r.status, r.header)
+		}
+		if want := map[string]string{"GET": content, "HEAD": ""}[method]; string(r.body) != want {
+			t.Fatalf("%s body %q", method, r.body)
+		}
+	}
+	h.expect(h.call("GET", api("/objects/999/download"), tok, nil), 404, nil)
+
+	// delete: 204, also when unknown; the file goes too
+	for range 2 {
+		if r := h.call("DELETE", api("/objects/"+id), tok, nil); r.status != 204 {
+			t.Fatalf("delete: %d %s", r.status, r.body)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, id)); !os.IsNotExist(err) {
+		t.Fatalf("object file after delete: %v", err)
+	}
+	h.expect(h.call("DELETE", api("/objects/x"), tok, nil), 400, nil)
+}
+
+// patternReader yields n bytes of a repeating pattern without holding them.
+type patternReader struct{ left int64 }
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	if p.left == 0 {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(b)), p.left))
+	for i := range n {
+		b[i] = byte(i % 251)
+	}
+	p.left -= int64(n)
+	return n, nil
+}
+
+// TestObjectUploadStreams uploads and downloads an object much larger than what the
+// upload may allocate: the bytes allocated in the whole process (client and server)
+// stay a small fraction of its size, so neither side holds the body in memory.
+func TestObjectUploadStreams(t *testing.T) {
+	const size = 64 << 20
+	h, tok, _ := objectHarness(t, size)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var o apiv1.FileObject
+	h.expect(h.upload(tok, &patternReader{left: size}, size, map[string]string{"X-File-Name": "big.bin"}), 200, &o)
+	runtime.ReadMemStats(&after)
+	if o.Size != size {
+		t.Fatalf("stored %d bytes, want %d", o.Size, size)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > size/8 {
+		t.Fatalf("uploading %d bytes allocated %d bytes: the body was buffered", size, grew)
+	}
+	// Download it through a reader that counts, never holding it either.
+	req, err := http.NewRequestWithContext(t.Context(), "GET", h.srv.URL+api("/objects/"+strconv.FormatUint(uint64(o.ID), 10)+"/download"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	runtime.ReadMemStats(&before)
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	runtime.ReadMemStats(&after)
+	if err != nil || n != size {
+		t.Fatalf("downloaded %d bytes: %v", n, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > size/8 {
+		t.Fatalf("downloading %d bytes allocated %d bytes", size, grew)
+	}
+}
+
+// TestObjectStaleUploadsRemoved checks that the temporary file of an upload cut short by
+// a crash is removed when the server starts, and object files are kept.
+func TestObjectStaleUploadsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{".upload-123", "7"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newHarness(t, openSQLite, func(o *httpapi.Options) { o.ObjectsDir = dir })
+	if _, err := os.Stat(filepath.Join(dir, ".upload-123")); !os.IsNotExist(err) {
+		t.Fatalf("stale upload: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "7")); err != nil {
+		t.Fatalf("object file: %v", err)
+	}
+}
