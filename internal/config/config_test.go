@@ -298,7 +298,6 @@ func TestNotSupportedRefused(t *testing.T) {
 	}{
 		{"log streamer", "[logging]\nenable_log_streamer = true", "logging.enable_log_streamer"},
 		{"legacy log streamer", "[default]\nenable_log_streamer = true", "default.enable_log_streamer"},
-		{"metrics period", "[metrics]\nperiod = \"30s\"", "metrics.period"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

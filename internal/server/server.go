@@ -47,7 +47,10 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	a := &Server{cfg: cfg, logger: logger, store: st, metrics: metrics.New(), managers: newPoolManagers()}
+	m := metrics.New()
+	// Every job ledger write passes through the metrics, which observe queue times as
+	// jobs change stage.
+	a := &Server{cfg: cfg, logger: logger, store: m.ObserveJobs(st), metrics: m, managers: newPoolManagers()}
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -62,6 +65,9 @@ func (a *Server) wire(ctx context.Context) error {
 	}
 	a.providers, err = newProviders(a.cfg.Providers, ctrl.ID, a.logger, a.metrics)
 	if err != nil {
+		return err
+	}
+	if err := a.addMetricsSnapshot(); err != nil {
 		return err
 	}
 	a.forges = forges.New(forges.Options{

@@ -14,7 +14,7 @@ import (
 // InstallWebhook installs the garrison webhook on the entity's repository or organization.
 func (h *Hub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	info, err := h.installWebhook(ctx, e, req)
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "CreateHook", err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}
@@ -73,7 +73,7 @@ func (h *Hub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpapi.We
 // UninstallWebhook removes the garrison webhook from the entity.
 func (h *Hub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	err := h.uninstallWebhook(ctx, e, req)
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "DeleteHook", err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}

@@ -24,7 +24,7 @@ type Store interface {
 type Options struct {
 	Store    Store
 	Logger   *slog.Logger
-	Observer github.RateObserver
+	Observer Observer
 	// HookURL returns the controller webhook URL that garrison installs on forges.
 	HookURL func(ctx context.Context) (string, error)
 	// HooksChanged, when set, is told that garrison installed or removed an entity's
@@ -86,7 +86,7 @@ func (h *Hub) clientsFor(ctx context.Context, e garrison.Entity) (*credClients, 
 	case garrison.Gitea:
 		c.gt, err = gitea.New(ep, cred, gitea.Options{Logger: h.o.Logger})
 	default:
-		c.gh, err = github.New(ep, cred, github.Options{Logger: h.o.Logger, Observer: h.o.Observer})
+		c.gh, err = github.New(ep, cred, github.Options{Logger: h.o.Logger, Observer: h.rateObserver(cred, ep)})
 	}
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (h *Hub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64
 	} else {
 		err = c.gh.DeleteRunner(ctx, e, agentID)
 	}
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "RemoveEntityRunner", err)
 	return err
 }
 
@@ -141,7 +141,7 @@ func (h *Hub) RegistrationToken(ctx context.Context, e garrison.Entity) (string,
 	} else {
 		tok, _, err = c.gh.RegistrationToken(ctx, e)
 	}
-	h.observe(e, entityCall, err)
+	h.observe(e, entityCall, "CreateEntityRegistrationToken", err)
 	return tok, err
 }
 
@@ -157,7 +157,7 @@ func (h *Hub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provide
 	ds, err := c.gh.RunnerDownloads(ctx, e)
 	if err != nil {
 		// Only a failure is news: the client may answer from its cache.
-		h.observe(e, entityCall, err)
+		h.observe(e, entityCall, "ListEntityRunnerApplicationDownloads", err)
 		return nil, err
 	}
 	out := make([]provider.RunnerApplicationDownload, len(ds))

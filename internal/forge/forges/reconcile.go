@@ -40,7 +40,7 @@ func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, 
 	jit, err := f.c.gh.CreateJITConfig(ctx, e, github.JITRequest{
 		Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels, WorkFolder: cmp.Or(req.WorkFolder, "_work"),
 	})
-	f.hub.observe(e, credentialsCall, err) // a 404 may be the runner group's
+	f.hub.observe(e, credentialsCall, "GetEntityJITConfig", err) // a 404 may be the runner group's
 	return garrison.JITConfig{RunnerID: jit.RunnerID, Files: jit.Files}, err
 }
 
@@ -50,7 +50,7 @@ func (f reconcileForge) RunnerDownloads(ctx context.Context, e garrison.Entity) 
 
 func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	out, err := f.listRunners(ctx, e)
-	f.hub.observe(e, entityCall, err)
+	f.hub.observe(e, entityCall, "ListEntityRunners", err)
 	return out, err
 }
 
@@ -77,6 +77,6 @@ func (f reconcileForge) DeleteRunner(ctx context.Context, e garrison.Entity, id 
 	} else {
 		err = f.c.gh.DeleteRunner(ctx, e, id)
 	}
-	f.hub.observe(e, credentialsCall, err)
+	f.hub.observe(e, credentialsCall, "RemoveEntityRunner", err)
 	return err
 }

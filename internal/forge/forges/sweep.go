@@ -30,7 +30,7 @@ func (h *Hub) SweepForge(ctx context.Context, e garrison.Entity) (sweep.Forge, e
 }
 
 // observeFunc records what a forge call says about its entity (Hub.observe).
-type observeFunc func(e garrison.Entity, kind callKind, err error)
+type observeFunc func(e garrison.Entity, kind callKind, operation string, err error)
 
 // githubSweep adapts the GitHub client to sweep.Forge and sweep.Redeliverer.
 type githubSweep struct {
@@ -44,7 +44,7 @@ func (f *githubSweep) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garr
 		return nil, nil // GitHub lists workflow runs per repository only
 	}
 	jobs, err := f.c.QueuedJobs(ctx, e.Owner, e.Name)
-	f.observe(e, entityCall, err)
+	f.observe(e, entityCall, "ListQueuedJobs", err)
 	return jobs, err
 }
 
@@ -66,13 +66,13 @@ func (f *githubSweep) InstalledHook(ctx context.Context, e garrison.Entity) (int
 		return 0, garrison.ErrNotFound
 	}
 	hk, err := f.c.FindHook(ctx, e, url)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "ListHooks", err)
 	return hk.ID, err
 }
 
 func (f *githubSweep) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]sweep.Delivery, error) {
 	ds, err := f.c.ListHookDeliveries(ctx, e, hookID, since)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "ListHookDeliveries", err)
 	out := make([]sweep.Delivery, len(ds))
 	for i, d := range ds {
 		out[i] = sweep.Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status,
@@ -83,7 +83,7 @@ func (f *githubSweep) ListHookDeliveries(ctx context.Context, e garrison.Entity,
 
 func (f *githubSweep) Redeliver(ctx context.Context, e garrison.Entity, hookID, deliveryID int64) error {
 	err := f.c.Redeliver(ctx, e, hookID, deliveryID)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "RedeliverHookDelivery", err)
 	return err
 }
 
@@ -95,7 +95,7 @@ type giteaSweep struct {
 
 func (f giteaSweep) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
 	jobs, err := f.c.QueuedJobs(ctx, e)
-	f.observe(e, entityCall, err)
+	f.observe(e, entityCall, "ListQueuedJobs", err)
 	return jobs, err
 }
 
