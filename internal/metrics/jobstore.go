@@ -22,7 +22,7 @@ type ObservedStore struct {
 	now func() time.Time
 
 	mu     sync.Mutex
-	pools  map[int64]string             // job id → the pool of its first runner
+	pools  map[int64]string              // job id → the pool of its first runner
 	forges map[string]garrison.ForgeType // entity id → forge type
 }
 
