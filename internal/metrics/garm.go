@@ -122,7 +122,7 @@ func (c garmCollector) collectJobs(sn snapshot, entities map[string]garrison.Ent
 	type key struct{ forge, typ, status string }
 	open := map[key]int{}
 	for _, j := range sn.jobs {
-		emit(descJob, 1, strconv.FormatInt(j.Seq, 10), strconv.FormatInt(j.ID, 10), "0", strconv.FormatInt(j.RunID, 10),
+		emit(descJob, 1, strconv.FormatInt(j.Seq, 10), strconv.FormatInt(j.ID, 10), "", strconv.FormatInt(j.RunID, 10),
 			j.Name, string(j.Action), j.Conclusion, j.RunnerName, j.RepositoryOwner, j.RepositoryName, strings.Join(j.Labels, " "))
 		if j.Action == garrison.JobQueued || j.Action == garrison.JobInProgress {
 			open[key{string(entities[j.EntityID].ForgeType), string(j.EntityType), string(j.Action)}]++

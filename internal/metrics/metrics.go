@@ -83,9 +83,12 @@ func (m *Metrics) ObserveProviderCall(provider, command string, d time.Duration,
 	m.providerCalls.WithLabelValues(provider, command).Inc()
 	m.providerLatency.WithLabelValues(provider, command).Observe(d.Seconds())
 	m.runnerOps.WithLabelValues(command, provider).Inc()
+	// The failure counters exist from the first call on, at 0, so error ratios read 0
+	// rather than nothing.
+	failures, errs := m.providerFailures.WithLabelValues(provider, command), m.runnerErrors.WithLabelValues(command, provider)
 	if err != nil {
-		m.providerFailures.WithLabelValues(provider, command).Inc()
-		m.runnerErrors.WithLabelValues(command, provider).Inc()
+		failures.Inc()
+		errs.Inc()
 	}
 }
 
@@ -94,8 +97,9 @@ func (m *Metrics) ObserveProviderCall(provider, command string, d time.Duration,
 // (Repository, Organization, Enterprise) or "" for credential-level calls.
 func (m *Metrics) ObserveForgeCall(operation, scope string, err error) {
 	m.forge.ops.WithLabelValues(operation, scope).Inc()
+	errs := m.forge.errors.WithLabelValues(operation, scope) // exists at 0 from the first call on
 	if err != nil {
-		m.forge.errors.WithLabelValues(operation, scope).Inc()
+		errs.Inc()
 	}
 }
 

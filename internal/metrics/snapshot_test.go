@@ -39,7 +39,7 @@ func TestSnapshotFamilies(t *testing.T) {
 		fmt.Sprintf(`garm_pool_min_idle_runners{id=%q} 1`, p),
 		fmt.Sprintf(`garm_pool_bootstrap_timeout{id=%q} 20`, p),
 		fmt.Sprintf(`garm_runner_status{name="garm-abc",pool_id=%q,pool_owner="acme/widgets",pool_type="repository",provider="sim",runner_status="idle",scaleset_id="",status="running"} 1`, p),
-		`garm_job_status{conclusion="",job_id="1",name="build",owner="acme",repository="widgets",requested_labels="x64 lab",runner_name="",scaleset_job_id="0",status="queued",workflow_job_id="42",workflow_run_id="9"} 1`,
+		`garm_job_status{conclusion="",job_id="1",name="build",owner="acme",repository="widgets",requested_labels="x64 lab",runner_name="",scaleset_job_id="",status="queued",workflow_job_id="42",workflow_run_id="9"} 1`,
 		fmt.Sprintf(`garrison_pool_instances{pool_id=%q,runner_status="idle",status="running"} 1`, p),
 		`garrison_jobs{entity_type="repository",forge="github",status="queued"} 1`,
 	)
