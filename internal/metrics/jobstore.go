@@ -13,9 +13,10 @@ import (
 // maxRemembered bounds the job → pool and entity → forge memories of ObservedStore.
 const maxRemembered = 10000
 
-// ObservedStore is a store whose job ledger writes feed garrison_job_queue_seconds: each
-// write that moves a job to a new stage (Stages) is observed as it commits, whoever writes
-// it (webhook intake, sweep, reconciler). Everything else passes through.
+// ObservedStore is a store whose writes feed the metrics: each job ledger write that moves
+// a job to a new stage (Stages) is observed in garrison_job_queue_seconds as it commits,
+// whoever writes it (webhook intake, sweep, reconciler), and deleting credentials drops
+// their budget series. Everything else passes through.
 type ObservedStore struct {
 	store.Store
 	m   *Metrics
@@ -109,4 +110,16 @@ func (s *ObservedStore) runnerPool(ctx context.Context, j garrison.Job) (string,
 		return "", true // not (or no longer) ours
 	}
 	return in.PoolID, err == nil
+}
+
+// DeleteCredentials deletes the credentials and drops their budget series (D-5).
+func (s *ObservedStore) DeleteCredentials(ctx context.Context, id uint) error {
+	c, readErr := s.Store.Credentials(ctx, id)
+	if err := s.Store.DeleteCredentials(ctx, id); err != nil {
+		return err
+	}
+	if readErr == nil {
+		s.m.ForgetCredentials(c.ID, c.Name, c.Endpoint)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,23 @@ func TestObservedStore(t *testing.T) {
 			f.repo.ID, f.pool.ID, stage))
 		wantLines(t, body, fmt.Sprintf(`garrison_job_queue_seconds_bucket{entity_id=%q,entity_type="repository",forge="github",pool_id=%q,stage=%q,le="45"} 3`,
 			f.repo.ID, f.pool.ID, stage))
+	}
+}
+
+// TestDeleteCredentialsForgetsBudgets: D-5, through the store as the API deletes them.
+func TestDeleteCredentialsForgetsBudgets(t *testing.T) {
+	f := seed(t)
+	ctx := t.Context()
+	m := New()
+	st := m.ObserveJobs(f.st)
+	c := ok(st.CreateCredentials(ctx, garrison.Credentials{Name: "spare", ForgeType: garrison.GitHub,
+		AuthType: garrison.AuthPAT, Endpoint: "github.com", PAT: "tok2"})).get(t)
+	m.ObserveForgeRateLimit(c.ID, c.Name, c.Endpoint, "core", garrison.RateLimit{Limit: 5000, Remaining: 10})
+	wantLines(t, scrape(t, m), `garm_github_rate_limit_remaining{credential_id="`+fmt.Sprint(c.ID)+`",credential_name="spare",endpoint="github.com"} 10`)
+	if err := st.DeleteCredentials(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if body := scrape(t, m); strings.Contains(body, `"spare"`) {
+		t.Error("budget series of deleted credentials remain")
 	}
 }
