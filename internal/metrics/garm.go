@@ -121,6 +121,11 @@ func (c garmCollector) collectInstances(sn snapshot, pools map[string]garrison.P
 func (c garmCollector) collectJobs(sn snapshot, entities map[string]garrison.Entity, emit func(*prometheus.Desc, float64, ...string)) {
 	type key struct{ forge, typ, status string }
 	open := map[key]int{}
+	for _, e := range entities { // every kind of entity reads 0 rather than nothing
+		for _, st := range []garrison.JobAction{garrison.JobQueued, garrison.JobInProgress} {
+			open[key{string(e.ForgeType), string(e.Type), string(st)}] += 0
+		}
+	}
 	for _, j := range sn.jobs {
 		emit(descJob, 1, strconv.FormatInt(j.Seq, 10), strconv.FormatInt(j.ID, 10), "", strconv.FormatInt(j.RunID, 10),
 			j.Name, string(j.Action), j.Conclusion, j.RunnerName, j.RepositoryOwner, j.RepositoryName, strings.Join(j.Labels, " "))

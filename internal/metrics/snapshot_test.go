@@ -42,6 +42,8 @@ func TestSnapshotFamilies(t *testing.T) {
 		`garm_job_status{conclusion="",job_id="1",name="build",owner="acme",repository="widgets",requested_labels="x64 lab",runner_name="",scaleset_job_id="",status="queued",workflow_job_id="42",workflow_run_id="9"} 1`,
 		fmt.Sprintf(`garrison_pool_instances{pool_id=%q,runner_status="idle",status="running"} 1`, p),
 		`garrison_jobs{entity_type="repository",forge="github",status="queued"} 1`,
+		`garrison_jobs{entity_type="repository",forge="github",status="in_progress"} 0`,
+		`garrison_jobs{entity_type="organization",forge="github",status="queued"} 0`,
 	)
 }
 
