@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// version is set at link time for release builds; empty otherwise.
-var version = ""
+// version and revision are set at link time (see the package documentation); empty
+// otherwise.
+var version, revision = "", ""
 
 // devVersion is the version of a build that has neither a link-time nor a module version.
 const devVersion = "v0.0.0-dev"
@@ -25,16 +26,14 @@ type Info struct {
 
 // Read returns this binary's build information.
 func Read() Info {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return fromBuildInfo(nil, version)
-	}
-	return fromBuildInfo(bi, version)
+	bi, _ := debug.ReadBuildInfo()
+	return fromBuildInfo(bi, version, revision)
 }
 
-// fromBuildInfo extracts Info from Go's build information and a link-time version.
-func fromBuildInfo(bi *debug.BuildInfo, linked string) Info {
-	out := Info{Version: linked}
+// fromBuildInfo extracts Info from Go's build information (nil when the binary has none)
+// and the link-time version and revision; the build's own vcs.revision wins.
+func fromBuildInfo(bi *debug.BuildInfo, linked, linkedRev string) Info {
+	out := Info{Version: linked, Revision: linkedRev}
 	if bi == nil {
 		if out.Version == "" {
 			out.Version = devVersion
