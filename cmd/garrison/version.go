@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/garrison-ci/garrison/internal/buildinfo"
+	"github.com/garrison-ci/garrison/internal/server"
 )
 
 func newVersionCmd() *cobra.Command {
@@ -15,7 +15,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the garrison version and the commit it was built from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bi := buildinfo.Read()
+			bi := server.Build()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "garrison %s (%s, %s/%s)\n", bi.String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			switch {
