@@ -76,6 +76,9 @@ func TestDemoMetrics(t *testing.T) {
 	for name, labels := range garmFamilies {
 		checkFamily(t, families, name, labels)
 	}
+	if h := families["garm_health"]; h != nil && len(h.GetMetric()) == 1 && h.GetMetric()[0].GetGauge().GetValue() != 1 {
+		t.Errorf("garm_health = %v, want 1 on an initialised controller with its URLs set", h.GetMetric()[0].GetGauge().GetValue())
+	}
 	checkQueueCounts(t, families["garrison_job_queue_seconds"], 6)
 	checkDashboard(t, families)
 	for _, name := range []string{"garrison_pool_instances", "garrison_provider_call_duration_seconds", "garrison_build_info",
