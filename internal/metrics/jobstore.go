@@ -123,3 +123,6 @@ func (s *ObservedStore) DeleteCredentials(ctx context.Context, id uint) error {
 	}
 	return nil
 }
+
+// Unwrap returns the wrapped store.
+func (s *ObservedStore) Unwrap() store.Store { return s.Store }
