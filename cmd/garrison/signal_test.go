@@ -1,8 +1,10 @@
 package main
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +16,8 @@ import (
 
 // TestSIGHUPReopensLogFile runs a real server process logging to a file. After the file
 // is moved away (as logrotate does), SIGHUP makes the server log to a new file at the
-// configured path and it keeps serving; a second SIGHUP rotates the file in place, as
-// GARM does. SIGTERM then ends it cleanly, with a shutdown line in the log.
+// configured path and it keeps serving; a second SIGHUP rotates the file in place and
+// gzips the backup, as GARM does. SIGTERM then ends it cleanly, with a shutdown line in the log.
 func TestSIGHUPReopensLogFile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server process")
@@ -46,13 +48,14 @@ func TestSIGHUPReopensLogFile(t *testing.T) {
 
 	hangUp(t, srv)
 	var backups []string
-	waitFor(t, "the log file rotated in place", func() bool {
+	waitFor(t, "the log file rotated in place and the backup gzipped", func() bool {
 		var err error
-		backups, err = filepath.Glob(filepath.Join(dir, "garrison-*.log"))
+		backups, err = filepath.Glob(filepath.Join(dir, "garrison-*.log.gz"))
+		plain, _ := filepath.Glob(filepath.Join(dir, "garrison-*.log"))
 		cur, _ := os.ReadFile(logPath) // may not exist yet
-		return err == nil && len(backups) == 1 && strings.Contains(string(cur), "log file reopened")
+		return err == nil && len(backups) == 1 && len(plain) == 0 && strings.Contains(string(cur), "log file reopened")
 	})
-	if got := readFile(t, backups[0]); !strings.Contains(got, "log file reopened") || strings.Contains(got, "listening") {
+	if got := gunzipFile(t, backups[0]); !strings.Contains(got, "log file reopened") || strings.Contains(got, "listening") {
 		t.Errorf("backup %s holds %q, want the lines since the first SIGHUP", backups[0], got)
 	}
 	checkServing(t, srv)
@@ -69,6 +72,25 @@ func TestSIGHUPReopensLogFile(t *testing.T) {
 	if strings.Index(log, "shutting down") > strings.Index(log, "server stopped") {
 		t.Errorf("the shutdown line comes after the stopped line:\n%s", log)
 	}
+}
+
+// gunzipFile returns the uncompressed content of a gzipped file.
+func gunzipFile(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func hangUp(t *testing.T, srv *crashServer) {

@@ -217,15 +217,6 @@ func TestWebhookPosts(t *testing.T) {
 	}
 }
 
-func TestSVG(t *testing.T) {
-	svg := benchSVG("a <title>", []benchPoint{{1, 20}, {3, 45}})
-	for _, want := range []string{"<svg", "a &lt;title&gt;", "<circle", "</svg>"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("SVG lacks %q", want)
-		}
-	}
-}
-
 // TestFirstPassMetrics reads the reconciler's first-pass gauges from /metrics text.
 func TestFirstPassMetrics(t *testing.T) {
 	text := `# HELP garrison_reconcile_first_pass_seconds Seconds ...

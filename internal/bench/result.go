@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/garrison-ci/garrison/internal/buildinfo"
 	"github.com/garrison-ci/garrison/internal/testbed"
 )
 
@@ -18,6 +19,7 @@ import (
 type Result struct {
 	Scenario    string  `json:"scenario"`
 	Scale       float64 `json:"scale"`
+	Commit      string  `json:"commit,omitempty"` // the commit garrison was built from, when stamped
 	DurationS   float64 `json:"duration_s"`
 	WallSeconds float64 `json:"wall_seconds"`
 
@@ -62,7 +64,7 @@ type Result struct {
 }
 
 func newResult(o Options) Result {
-	return Result{Scenario: o.Scenario, Scale: o.Scale, DurationS: o.Duration.Seconds()}
+	return Result{Scenario: o.Scenario, Scale: o.Scale, DurationS: o.Duration.Seconds(), Commit: buildinfo.Read().ShortRevision()}
 }
 
 // ptr returns a pointer to v.
@@ -155,7 +157,8 @@ func (r Result) writeFiles(o Options) error {
 		}
 	}
 	if o.SVGFile != "" {
-		if err := os.WriteFile(o.SVGFile, []byte(benchSVG(r.chartTitle, r.chart)), 0o644); err != nil {
+		c := chart{title: r.chartTitle, scenario: r.Scenario, scale: r.Scale, commit: r.Commit, pts: r.chart}
+		if err := os.WriteFile(o.SVGFile, []byte(c.svg()), 0o644); err != nil {
 			return fmt.Errorf("writing the chart: %w", err)
 		}
 	}

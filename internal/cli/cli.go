@@ -107,6 +107,7 @@ func Commands(opts Options) []*cobra.Command {
 		c.PersistentFlags().String("profile", "", "profile to use (default: the active profile)")
 		c.PersistentFlags().Bool("debug", false, "log HTTP calls to stderr")
 	}
+	a.addCompletions(cmds)
 	return cmds
 }
 

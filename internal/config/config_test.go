@@ -292,32 +292,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestNotSupportedRefused: a documented key set to a value garrison does not implement
-// yet is refused with an error wrapping ErrNotSupported; its default value is accepted.
-func TestNotSupportedRefused(t *testing.T) {
-	tests := []struct {
-		name, doc, key string
-	}{
-		{"metrics period", "[metrics]\nperiod = \"30s\"", "metrics.period"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse([]byte(tt.doc))
-			if !errors.Is(err, ErrNotSupported) {
-				t.Fatalf("Parse = %v, want ErrNotSupported", err)
-			}
-			if fe := findField(err, tt.key); fe == nil || !strings.Contains(fe.Problem, "not supported yet") {
-				t.Errorf("no not-supported FieldError for %s in %v", tt.key, err)
-			}
-		})
-	}
-	for _, doc := range []string{"[logging]\nenable_log_streamer = false", "[metrics]\nperiod = \"60s\"", "[metrics]\nperiod = \"1m\""} {
-		if _, err := Parse([]byte(doc)); err != nil {
-			t.Errorf("%q: %v", doc, err)
-		}
-	}
-}
-
 // TestLogStreamer: enable_log_streamer is read from [logging], else from the legacy
 // [default] key (with a deprecation warning); [logging] wins when both are set.
 func TestLogStreamer(t *testing.T) {

@@ -57,10 +57,5 @@ func (p *problems) field(key, format string, args ...any) {
 	p.errs = append(p.errs, &FieldError{Key: key, Problem: fmt.Sprintf(format, args...)})
 }
 
-// notSupported records a *FieldError wrapping ErrNotSupported for key.
-func (p *problems) notSupported(key, format string, args ...any) {
-	p.errs = append(p.errs, &FieldError{Key: key, Problem: "not supported yet: " + fmt.Sprintf(format, args...), Err: ErrNotSupported})
-}
-
 // add records err as is.
 func (p *problems) add(err error) { p.errs = append(p.errs, err) }

@@ -87,12 +87,11 @@ func resolveMetrics(m *fileMetrics, errs *problems) Metrics {
 	if m.Period != nil {
 		if d, ok := parseDuration(errs, "metrics.period", *m.Period); ok {
 			switch {
-			case d <= 0:
+			case d < 0:
 				errs.field("metrics.period", "must be positive, got %q", *m.Period)
-			case d != DefaultMetricsPeriod:
-				errs.notSupported("metrics.period", "garrison recomputes no gauges periodically (every metric is updated as it happens); remove the key or set it to \"60s\"")
+			case d > 0:
+				out.Period = d // zero keeps GARM's default, 60s
 			}
-			out.Period = d
 		}
 	}
 	return out

@@ -231,11 +231,23 @@ func TestMetricsAuth(t *testing.T) {
 	h.expect(h.call("GET", api("/metrics-token"), tok, nil), 200, &j)
 	h.expectError(h.call("GET", "/metrics", "", nil), 401, "Authentication failed", "")
 	h.expectError(h.call("GET", "/metrics", "garbage", nil), 401, "Authentication failed", "")
-	for _, tk := range []string{j.Token, tok} {
-		if r := h.call("GET", "/metrics", tk, nil); r.status != 200 {
-			t.Errorf("metrics with token: %d %s", r.status, r.body)
+	// PM-2, PM-11, C-18: the admin login token is refused on /metrics; a metrics token works.
+	h.expectError(h.call("GET", "/metrics", tok, nil), 401, "Authentication failed", "")
+	for _, m := range []string{"GET", "HEAD", "OPTIONS"} {
+		if r := h.call(m, "/metrics", j.Token, nil); r.status != 200 {
+			t.Errorf("%s /metrics with a metrics token: %d %s", m, r.status, r.body)
 		}
 	}
+	if r := h.call("POST", "/metrics", j.Token, nil); r.status != 404 {
+		t.Errorf("POST /metrics: %d, want 404", r.status)
+	}
+	// The cookie is not consulted, even with a metrics token in it.
+	req, err := http.NewRequestWithContext(t.Context(), "GET", h.srv.URL+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "garm_token", Value: j.Token})
+	h.expectError(h.send(req), 401, "Authentication failed", "")
 	open := newHarness(t, openSQLite, func(o *httpapi.Options) { o.MetricsAuthDisabled = true })
 	if r := open.call("GET", "/metrics/", "", nil); r.status != 200 {
 		t.Errorf("open metrics: %d", r.status)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -102,10 +103,14 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	writeOK(w, map[string]string{"status": "ok"})
 }
 
-// handleMetrics serves the Prometheus handler to metrics or admin tokens, or to anyone
-// when metrics auth is disabled.
+// handleMetrics serves the Prometheus handler (GET, HEAD, OPTIONS) to metrics tokens, or
+// to anyone when metrics auth is disabled (streams-metrics.md PM-1, PM-2, PM-11).
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
-	if s.opts.Metrics == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	switch {
+	case s.opts.Metrics == nil:
+		writeNotFound(w)
+		return nil
+	case r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodOptions:
 		writeNotFound(w)
 		return nil
 	}
@@ -123,35 +128,33 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// canReadMetrics accepts a metrics token that no password reset has revoked since it was
-// issued, or a token an admin could use. An error is the server's own failure.
+// canReadMetrics accepts only a metrics token (read_metrics true, no user) in the
+// Authorization header, as GARM does: admin login tokens and the garm_token cookie are
+// refused. garrison also refuses a metrics token that a password reset or disabling the
+// admin has revoked since it was issued. An error is the server's own failure.
 func (s *Server) canReadMetrics(r *http.Request) (bool, error) {
-	tok, err := bearerToken(r)
-	if err != nil {
+	h, ok := r.Header["Authorization"]
+	if !ok {
+		return false, nil // the cookie is not consulted
+	}
+	parts := strings.Split(strings.Join(h, ""), " ")
+	if len(parts) != 2 || parts[1] == "" {
 		return false, nil
 	}
-	claims, err := s.tokens.VerifyAdmin(tok)
-	if err != nil {
+	claims, err := s.tokens.VerifyAdmin(parts[1])
+	if err != nil || !claims.ReadMetrics || claims.User != "" {
 		return false, nil
 	}
-	if claims.ReadMetrics && claims.User == "" {
-		admin, err := s.store.Admin(r.Context())
-		if errors.Is(err, garrison.ErrNotFound) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		if err := auth.CheckMetrics(claims, admin); err != nil {
-			s.log.DebugContext(r.Context(), "metrics token refused", "err", err)
-			return false, nil
-		}
-		return true, nil
+	admin, err := s.store.Admin(r.Context())
+	if errors.Is(err, garrison.ErrNotFound) {
+		return false, nil
 	}
-	u, err := s.authenticate(r)
-	var internal *internalError
-	if errors.As(err, &internal) {
-		return false, internal.err
+	if err != nil {
+		return false, err
 	}
-	return err == nil && u.IsAdmin, nil
+	if err := auth.CheckMetrics(claims, admin); err != nil {
+		s.log.DebugContext(r.Context(), "metrics token refused", "err", err)
+		return false, nil
+	}
+	return true, nil
 }

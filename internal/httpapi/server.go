@@ -100,6 +100,7 @@ func (s *Server) routes() {
 	h = s.cors(h)
 	h = s.recoverPanics(h)
 	h = s.instrument(h)
+	h = s.accessLog(h)
 	s.root = h
 }
 

@@ -42,6 +42,7 @@ type metrics struct {
 	deliveries *prometheus.CounterVec
 	byResult   map[Result]prometheus.Counter // the children of deliveries, resolved once
 	latency    prometheus.Histogram
+	garm       *prometheus.CounterVec // GARM's garm_webhook_received{valid, reason}
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -56,6 +57,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 		}),
 	}
+	m.garm = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "garm_webhook_received", Help: "The total number of workflow_job webhooks received, by validity and reason.",
+	}, []string{"valid", "reason"})
 	m.byResult = make(map[Result]prometheus.Counter, len(allResults))
 	for _, r := range allResults {
 		m.byResult[r] = m.deliveries.WithLabelValues(string(r))
@@ -63,7 +67,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.deliveries, m.latency} {
+	for _, c := range []prometheus.Collector{m.deliveries, m.latency, m.garm} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -81,4 +85,25 @@ func (m *metrics) observe(r Result, d time.Duration) {
 	}
 	c.Inc()
 	m.latency.Observe(d.Seconds())
+	if valid, reason, counted := garmWebhook(r); counted {
+		m.garm.WithLabelValues(valid, reason).Inc()
+	}
+}
+
+// garmWebhook maps a result to GARM's garm_webhook_received labels. GARM counts
+// workflow_job deliveries for this controller only: pings, other events and deliveries
+// for another controller are not counted. A delivery is valid when it was authentic and
+// routed to an entity, whatever the ledger then made of it.
+func garmWebhook(r Result) (valid, reason string, counted bool) {
+	switch r {
+	case ResultPing, ResultIgnoredEvent, ResultWrongController:
+		return "", "", false
+	case ResultOK, ResultDuplicate, ResultIgnored, ResultNotRecorded, ResultForeignRunner, ResultForeignJob:
+		return "true", "", true
+	case ResultOwnerUnknown, ResultEntityUnknown:
+		return "false", "owner_unknown", true
+	case ResultBadSignature:
+		return "false", "signature_invalid", true
+	}
+	return "false", "unknown", true
 }

@@ -1,12 +1,18 @@
 // Package metrics owns garrison's Prometheus registry and the collectors that other
-// packages feed through the small observer interfaces they declare. It is wired in cmd/.
+// packages feed through the small observer interfaces they declare. It is wired in
+// internal/server.
+//
+// It exports GARM's families (shared/spec/streams-metrics.md §2.2) under GARM's names and
+// labels, so GARM dashboards keep working, and garrison's own under the garrison_ prefix
+// (§2.6): job queue times, instances per pool, provider call durations, forge budgets.
 package metrics
 
 import (
-	"github.com/garrison-ci/garrison"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/garrison-ci/garrison"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -21,12 +27,15 @@ type Metrics struct {
 	providerCalls    *prometheus.CounterVec
 	providerFailures *prometheus.CounterVec
 	providerLatency  *prometheus.HistogramVec
-	rateLimit        *prometheus.GaugeVec
+	runnerOps        *prometheus.CounterVec // garm_runner_operations_total
+	runnerErrors     *prometheus.CounterVec // garm_runner_errors_total
+	forge            *forgeMetrics
+	queue            *prometheus.HistogramVec
 }
 
 // New builds a registry with the Go and process collectors and garrison's own.
 func New() *Metrics {
-	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m := &Metrics{Registry: prometheus.NewRegistry(), forge: newForgeMetrics()}
 	m.providerCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: "provider", Name: "calls_total",
 		Help: "Provider executable calls, by provider and command.",
@@ -40,16 +49,27 @@ func New() *Metrics {
 		Help:    "Duration of provider executable calls, by provider and command.",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300},
 	}, []string{"provider", "command"})
-	m.rateLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: namespace, Subsystem: "forge", Name: "rate_limit",
-		Help: "Forge API budget per credential and resource; kind is limit, used, remaining or reset (unix seconds).",
-	}, []string{"credentials", "resource", "kind"})
+	m.runnerOps = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "garm_runner_operations_total", Help: "Total number of instance operation attempts.",
+	}, []string{"operation", "provider"})
+	m.runnerErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "garm_runner_errors_total", Help: "Total number of failed instance operation attempts.",
+	}, []string{"operation", "provider"})
+	m.queue = newQueueHistogram()
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.providerCalls, m.providerFailures, m.providerLatency, m.rateLimit,
+		m.providerCalls, m.providerFailures, m.providerLatency, m.runnerOps, m.runnerErrors, m.queue,
+		newBuildInfo(),
 	)
+	m.forge.register(m.Registry)
 	return m
+}
+
+// AddSnapshot registers GARM's snapshot families (and garrison's per-pool and open-job
+// counts), read from the store at most once per o.Period when scraped.
+func (m *Metrics) AddSnapshot(o SnapshotOptions) error {
+	return m.Registry.Register(garmCollector{s: newSnapshotter(o)})
 }
 
 // Handler serves the registry in the Prometheus text format.
@@ -57,19 +77,49 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
 }
 
-// ObserveProviderCall records one provider executable call.
+// ObserveProviderCall records one provider executable call, in garrison's families and in
+// GARM's runner operation counters.
 func (m *Metrics) ObserveProviderCall(provider, command string, d time.Duration, err error) {
 	m.providerCalls.WithLabelValues(provider, command).Inc()
 	m.providerLatency.WithLabelValues(provider, command).Observe(d.Seconds())
+	m.runnerOps.WithLabelValues(command, provider).Inc()
+	// The failure counters exist from the first call on, at 0, so error ratios read 0
+	// rather than nothing.
+	failures, errs := m.providerFailures.WithLabelValues(provider, command), m.runnerErrors.WithLabelValues(command, provider)
 	if err != nil {
-		m.providerFailures.WithLabelValues(provider, command).Inc()
+		failures.Inc()
+		errs.Inc()
 	}
 }
 
-// ObserveRateLimit records a credential's forge API budget for one resource.
-func (m *Metrics) ObserveRateLimit(credentials, resource string, rl garrison.RateLimit) {
-	m.rateLimit.WithLabelValues(credentials, resource, "limit").Set(float64(rl.Limit))
-	m.rateLimit.WithLabelValues(credentials, resource, "used").Set(float64(rl.Used))
-	m.rateLimit.WithLabelValues(credentials, resource, "remaining").Set(float64(rl.Remaining))
-	m.rateLimit.WithLabelValues(credentials, resource, "reset").Set(float64(rl.Reset))
+// ObserveForgeCall counts one forge API call attempt (garm_github_operations_total) and
+// its failure (garm_github_errors_total). scope is the entity type as GARM writes it
+// (Repository, Organization, Enterprise) or "" for credential-level calls.
+func (m *Metrics) ObserveForgeCall(operation, scope string, err error) {
+	m.forge.ops.WithLabelValues(operation, scope).Inc()
+	errs := m.forge.errors.WithLabelValues(operation, scope) // exists at 0 from the first call on
+	if err != nil {
+		errs.Inc()
+	}
 }
+
+// ObserveRateLimit records a credential's forge API budget for one resource: in
+// garrison_forge_rate_limit, garrison_forge_rate_limit_remaining, and, for the core
+// budget, in GARM's garm_github_rate_limit_* families.
+func (m *Metrics) ObserveForgeRateLimit(credID uint, credName, endpoint, resource string, rl garrison.RateLimit) {
+	m.forge.observeRateLimit(CredentialRef{ID: credID, Name: credName, Endpoint: endpoint}, resource, rl)
+}
+
+// ForgetCredentials drops the budget series of deleted credentials (D-5).
+func (m *Metrics) ForgetCredentials(credID uint, credName, endpoint string) {
+	m.forge.forget(CredentialRef{ID: credID, Name: credName, Endpoint: endpoint})
+}
+
+// CredentialRef names forge credentials in the budget families.
+type CredentialRef struct {
+	ID       uint
+	Name     string
+	Endpoint string // the endpoint's name
+}
+
+func (c CredentialRef) id() string { return strconv.FormatUint(uint64(c.ID), 10) }

@@ -188,8 +188,13 @@ func metricsAndJWTProbes() map[string]keyProbe {
 			}
 		},
 		"metrics.period": func(t *testing.T) {
-			refusedAsNotSupported(t, "[metrics]\nperiod = \"30s\"\n", "metrics.period")
-			mustConfig(t, "[metrics]\nperiod = \"60s\"\n")
+			for body, want := range map[string]time.Duration{"": 60 * time.Second, "[metrics]\nperiod = \"30s\"\n": 30 * time.Second,
+				"[metrics]\nperiod = \"0s\"\n": 60 * time.Second} {
+				if got := mustConfig(t, body).Metrics.Period; got != want {
+					t.Errorf("%q: period %v, want %v", body, got, want)
+				}
+			}
+			refused(t, "[metrics]\nperiod = \"-1s\"\n", "metrics.period")
 		},
 		"jwt_auth.secret": func(t *testing.T) {
 			status := func(body string) int {

@@ -4,6 +4,8 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
@@ -29,3 +31,6 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// backend returns the store backend of a, under the metrics' wrapper.
+func backend(a *Server) store.Store { return a.backend }

@@ -24,14 +24,17 @@ const backupTimeFormat = "2006-01-02T15-04-05.000"
 
 // logFile is the server's log file ([logging] log_file): opened for appending with mode
 // 0600, rotated when it would grow past maxSize, and on demand (SIGHUP). Rotating
-// renames the file to a timestamped backup and opens a new one; backups beyond
-// maxBackups or older than maxAge are removed.
+// renames the file to a timestamped backup and opens a new one; the backup is then
+// gzipped in the background (name.log.gz, as GARM's are), and backups beyond maxBackups
+// or older than maxAge are removed.
 type logFile struct {
 	path       string
 	maxSize    int64
 	maxBackups int
 	maxAge     time.Duration
 	now        func() time.Time
+	gzip       bool           // compress backups
+	compress   sync.WaitGroup // compressions under way; Close waits for them
 
 	mu    sync.Mutex // guards f, size and limit
 	f     *os.File   // nil after Close
@@ -45,7 +48,7 @@ func openLogFile(path string) (*logFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the log directory: %w", err)
 	}
-	l := &logFile{path: path, maxSize: logMaxSize, maxBackups: logMaxBackups, maxAge: logMaxAge, now: time.Now}
+	l := &logFile{path: path, maxSize: logMaxSize, maxBackups: logMaxBackups, maxAge: logMaxAge, now: time.Now, gzip: true}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.openLocked(); err != nil {
@@ -112,8 +115,12 @@ func (l *logFile) rotateLocked() error {
 		return fmt.Errorf("rotating log file: %w", err)
 	}
 	if atPath, err := os.Stat(l.path); err == nil && os.SameFile(cur, atPath) && atPath.Size() > 0 {
-		if err := os.Rename(l.path, l.backupName()); err != nil {
+		backup := l.backupName()
+		if err := os.Rename(l.path, backup); err != nil {
 			return fmt.Errorf("rotating log file: %w", err)
+		}
+		if l.gzip {
+			l.compress.Go(func() { _ = gzipFile(backup) }) // on failure the plain backup stays
 		}
 	}
 	old := l.f
@@ -189,6 +196,7 @@ func (l *logFile) Close() error {
 	if l == nil {
 		return nil
 	}
+	defer l.compress.Wait()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +22,7 @@ func testLogFile(t *testing.T, maxSize int64, now *time.Time) (*logFile, string)
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	l.maxSize, l.limit = maxSize, maxSize
+	l.gzip = false // these tests read the backups; TestLogFileGzipsBackups covers compression
 	l.now = func() time.Time { return *now }
 	return l, dir
 }
@@ -173,5 +176,70 @@ func TestLogFileCreatesItsDirectory(t *testing.T) {
 	}
 	if got := dirFiles(t, filepath.Dir(path)); got["garrison.log"] != "line\n" {
 		t.Errorf("files %v", got)
+	}
+}
+
+// TestLogFileGzipsBackups: a rotated backup is compressed to name.log.gz (mode 0600) and
+// the plain backup removed, as GARM's rotation does; Close waits for it.
+func TestLogFileGzipsBackups(t *testing.T) {
+	dir := t.TempDir()
+	l, err := openLogFile(filepath.Join(dir, "garrison.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, l, "before the rotation\n")
+	if err := l.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, l, "after\n")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gz, _ := filepath.Glob(filepath.Join(dir, "garrison-*.log.gz"))
+	plain, _ := filepath.Glob(filepath.Join(dir, "garrison-*.log"))
+	if len(gz) != 1 || len(plain) != 0 {
+		t.Fatalf("backups: gzipped %v, plain %v; want one gzipped", gz, plain)
+	}
+	if fi, err := os.Stat(gz[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("backup mode: %v %v, want 0600", fi, err)
+	}
+	f, err := os.Open(gz[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil || string(b) != "before the rotation\n" {
+		t.Errorf("backup holds %q (%v)", b, err)
+	}
+	if got := dirFiles(t, dir)["garrison.log"]; got != "after\n" {
+		t.Errorf("current file holds %q", got)
+	}
+}
+
+// TestGzipFileFailureKeepsBackup: when the compressed file cannot be made, the plain
+// backup stays and no partial file is left.
+func TestGzipFileFailureKeepsBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "garrison-x.log")
+	if err := os.WriteFile(path, []byte("data"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".gz", []byte("in the way"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := gzipFile(path); err == nil {
+		t.Fatal("gzipFile over an existing .gz succeeded")
+	}
+	files := dirFiles(t, dir)
+	if files["garrison-x.log"] != "data" || files["garrison-x.log.gz"] != "in the way" {
+		t.Errorf("files after a failed compression: %v", files)
+	}
+	if err := gzipFile(filepath.Join(dir, "missing.log")); err == nil {
+		t.Error("gzipFile of a missing file succeeded")
 	}
 }

@@ -54,8 +54,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 		return nil, err
 	}
 	hub := events.NewHub()
-	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(st, hub), backend: st, events: hub, metrics: metrics.New(),
-		managers: newPoolManagers()}
+	m := metrics.New()
+	// Every write passes through the metrics, which observe queue times as jobs change
+	// stage, and then publishes its change to the event streams.
+	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(m.ObserveJobs(st), hub), backend: st, events: hub,
+		metrics: m, managers: newPoolManagers()}
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -75,6 +78,9 @@ func (a *Server) wire(ctx context.Context) error {
 	}
 	a.providers, err = newProviders(a.cfg.Providers, ctrl.ID, a.logger, a.metrics)
 	if err != nil {
+		return err
+	}
+	if err := a.addMetricsSnapshot(); err != nil {
 		return err
 	}
 	a.forges = forges.New(forges.Options{

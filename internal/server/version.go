@@ -1,19 +1,10 @@
 package server
 
-import "runtime/debug"
+import "github.com/garrison-ci/garrison/internal/buildinfo"
 
-// version is set at build time with
-// -ldflags "-X github.com/garrison-ci/garrison/internal/server.version=v1.2.3";
-// otherwise it is derived from the module build information.
-var version = ""
+// Version returns garrison's version string, with the commit it was built from
+// (internal/buildinfo).
+func Version() string { return buildinfo.Version() }
 
-// Version returns garrison's version string.
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "v0.0.0-dev"
-}
+// Build returns what this binary knows about its build: version, commit, commit time.
+func Build() buildinfo.Info { return buildinfo.Read() }

@@ -20,6 +20,9 @@ type DemoOptions struct {
 	UI bool
 	// Addr is the server's listen address ("" = a free loopback port).
 	Addr string
+	// AfterJobs, when set, runs once every job completed on the forge, before scale-down
+	// (tests inspect the server there); its error fails the run.
+	AfterJobs func(ctx context.Context, b *Bed) error
 }
 
 // ErrFailed is wrapped by the errors of a run that did not meet its goal (jobs not
@@ -99,6 +102,9 @@ func (d *demo) run(ctx context.Context) (DemoSummary, error) {
 		return DemoSummary{}, fmt.Errorf("setting up: %w", err)
 	}
 	err := d.runJobs(ctx)
+	if err == nil && d.o.AfterJobs != nil {
+		err = d.o.AfterJobs(ctx, d.Bed)
+	}
 	if ctx.Err() == nil {
 		err = errors.Join(err, d.ScaleDown(ctx))
 	}

@@ -24,6 +24,9 @@ type Metrics struct {
 	reconciles                 *prometheus.CounterVec
 	errors, panics             *prometheus.CounterVec
 	reconcileTime              *prometheus.HistogramVec
+	// garrison's own names for the same facts (streams-metrics.md §2.6), labelled kind.
+	passes    *prometheus.CounterVec   // garrison_reconcile_total{kind, outcome}
+	passTimes *prometheus.HistogramVec // garrison_reconcile_duration_seconds{kind}
 
 	mu     sync.Mutex // guards queues
 	queues map[string]*Queue
@@ -51,10 +54,15 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Length of time per reconciliation per controller",
 			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
 				1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60}}, []string{"controller"}),
+		passes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "garrison_reconcile_total",
+			Help: "Reconcile passes by queue kind and outcome (ok, error, requeued)."}, []string{"kind", "outcome"}),
+		passTimes: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "garrison_reconcile_duration_seconds",
+			Help:    "Wall time of one reconcile pass, by queue kind.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"kind"}),
 		queues: map[string]*Queue{},
 	}
 	for _, c := range []prometheus.Collector{m.adds, m.retries, m.queueDuration, m.workSeconds, m.reconciles,
-		m.errors, m.panics, m.reconcileTime, stateCollector{m}} {
+		m.errors, m.panics, m.reconcileTime, m.passes, m.passTimes, stateCollector{m}} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -78,6 +86,11 @@ func (m *Metrics) register(q *Queue) *queueMetrics {
 	for _, r := range []string{ResultSuccess, ResultError, ResultRequeue, ResultRequeueAfter} {
 		qm.results[r] = m.reconciles.WithLabelValues(name, r)
 	}
+	qm.passTime = m.passTimes.WithLabelValues(name)
+	qm.outcomes = map[string]prometheus.Counter{}
+	for _, o := range []string{outcomeOK, outcomeError, outcomeRequeued} {
+		qm.outcomes[o] = m.passes.WithLabelValues(name, o)
+	}
 	return qm
 }
 
@@ -88,7 +101,16 @@ type queueMetrics struct {
 	errors, panics             prometheus.Counter
 	reconcileTime              prometheus.Observer
 	results                    map[string]prometheus.Counter
+	passTime                   prometheus.Observer
+	outcomes                   map[string]prometheus.Counter
 }
+
+// Outcomes: the values of the outcome label of garrison_reconcile_total.
+const (
+	outcomeOK       = "ok"
+	outcomeError    = "error"
+	outcomeRequeued = "requeued" // succeeded and asked for a later visit
+)
 
 func (m *queueMetrics) added() {
 	if m != nil {
@@ -121,14 +143,18 @@ func (m *queueMetrics) handled(res Result, err error, took time.Duration) {
 	}
 	m.workSeconds.Observe(took.Seconds())
 	m.reconcileTime.Observe(took.Seconds())
+	m.passTime.Observe(took.Seconds())
 	switch {
 	case err != nil:
 		m.errors.Inc()
 		m.results[ResultError].Inc()
+		m.outcomes[outcomeError].Inc()
 	case res.RequeueAfter > 0:
 		m.results[ResultRequeueAfter].Inc()
+		m.outcomes[outcomeRequeued].Inc()
 	default:
 		m.results[ResultSuccess].Inc()
+		m.outcomes[outcomeOK].Inc()
 	}
 }
 
@@ -138,6 +164,7 @@ type stateCollector struct{ m *Metrics }
 
 var (
 	depthDesc = prometheus.NewDesc("workqueue_depth", "Current depth of workqueue", []string{"name"}, nil)
+	kindDepth = prometheus.NewDesc("garrison_reconcile_queue_depth", "Items waiting in a reconcile work queue, by kind.", []string{"kind"}, nil)
 	unfinDesc = prometheus.NewDesc("workqueue_unfinished_work_seconds",
 		"How many seconds of work has been done that is in progress and hasn't been observed by work_duration. "+
 			"Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
@@ -151,7 +178,7 @@ var (
 )
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{depthDesc, unfinDesc, longestDesc, activeDesc, maxDesc} {
+	for _, d := range []*prometheus.Desc{depthDesc, kindDepth, unfinDesc, longestDesc, activeDesc, maxDesc} {
 		ch <- d
 	}
 }
@@ -166,6 +193,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	for name, q := range queues {
 		s := q.stats()
 		ch <- prometheus.MustNewConstMetric(depthDesc, prometheus.GaugeValue, float64(s.depth), name)
+		ch <- prometheus.MustNewConstMetric(kindDepth, prometheus.GaugeValue, float64(s.depth), name)
 		ch <- prometheus.MustNewConstMetric(unfinDesc, prometheus.GaugeValue, s.unfinished.Seconds(), name)
 		ch <- prometheus.MustNewConstMetric(longestDesc, prometheus.GaugeValue, s.longest.Seconds(), name)
 		ch <- prometheus.MustNewConstMetric(activeDesc, prometheus.GaugeValue, float64(s.active), name)

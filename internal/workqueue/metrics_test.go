@@ -98,6 +98,11 @@ func TestMetrics(t *testing.T) {
 			"controller_runtime_max_concurrent_reconciles{controller=things}":            3,
 			"workqueue_unfinished_work_seconds{name=things}":                             1,
 			"workqueue_longest_running_processor_seconds{name=things}":                   1,
+			"garrison_reconcile_total{kind=things,outcome=ok}":                           2,
+			"garrison_reconcile_total{kind=things,outcome=requeued}":                     1,
+			"garrison_reconcile_total{kind=things,outcome=error}":                        3,
+			"garrison_reconcile_duration_seconds{kind=things}":                           6,
+			"garrison_reconcile_queue_depth{kind=things}":                                0,
 		}
 		for k, w := range want {
 			if g, ok := got[k]; !ok || g != w {

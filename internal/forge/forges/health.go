@@ -30,7 +30,10 @@ const (
 // refusal of the credentials, or (entityCall) a missing entity, marks the entity's pool
 // manager failed with the cause; any success clears that again, so the status recovers
 // on its own with the forge. Other failures (5xx, network) say nothing about the entity.
-func (h *Hub) observe(e garrison.Entity, kind callKind, err error) {
+//
+// It also counts the call, as operation, for metrics.
+func (h *Hub) observe(e garrison.Entity, kind callKind, operation string, err error) {
+	h.count(e, operation, err)
 	if h.o.Health == nil || e.ID == "" {
 		return
 	}

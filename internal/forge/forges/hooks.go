@@ -150,7 +150,7 @@ func installConflict(hooks []hookRec, req httpapi.WebhookRequest) error {
 // after, a failed ping only logged.
 func (h *Hub) InstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) (apiv1.HookInfo, error) {
 	info, err := h.installWebhook(ctx, e, req)
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "CreateHook", err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}
@@ -209,7 +209,7 @@ func (h *Hub) WebhookInfo(ctx context.Context, e garrison.Entity, req httpapi.We
 // is success; a hook for the bare base URL is left for the administrator (400).
 func (h *Hub) UninstallWebhook(ctx context.Context, e garrison.Entity, req httpapi.WebhookRequest) error {
 	err := h.uninstallWebhook(ctx, e, req)
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "DeleteHook", err)
 	if err == nil {
 		h.noteHooksChanged(e)
 	}

@@ -23,7 +23,7 @@ type Store interface {
 type Options struct {
 	Store    Store
 	Logger   *slog.Logger
-	Observer github.RateObserver
+	Observer Observer
 	// HookURL returns the controller webhook URL that garrison installs on forges.
 	HookURL func(ctx context.Context) (string, error)
 	// HooksChanged, when set, is told that garrison installed or removed an entity's
@@ -78,7 +78,7 @@ func (h *Hub) clientFor(ctx context.Context, e garrison.Entity) (*credClient, er
 	case garrison.Gitea:
 		c.Client, err = gitea.New(ep, cred, gitea.Options{Logger: h.o.Logger})
 	default:
-		c.Client, err = github.New(ep, cred, github.Options{Logger: h.o.Logger, Observer: h.o.Observer})
+		c.Client, err = github.New(ep, cred, github.Options{Logger: h.o.Logger, Observer: h.rateObserver(cred, ep)})
 	}
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (h *Hub) RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64
 		return err
 	}
 	err = c.DeleteRunner(ctx, e, agentID)
-	h.observe(e, credentialsCall, err)
+	h.observe(e, credentialsCall, "RemoveEntityRunner", err)
 	return err
 }
 
@@ -119,7 +119,7 @@ func (h *Hub) RegistrationToken(ctx context.Context, e garrison.Entity) (string,
 		return "", err
 	}
 	tok, err := c.RegistrationToken(ctx, e)
-	h.observe(e, entityCall, err)
+	h.observe(e, entityCall, "CreateEntityRegistrationToken", err)
 	return tok, err
 }
 
@@ -133,7 +133,7 @@ func (h *Hub) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provide
 	}
 	ds, err := c.RunnerDownloads(ctx, e)
 	if err != nil {
-		h.observe(e, credentialsCall, err)
+		h.observe(e, credentialsCall, "ListEntityRunnerApplicationDownloads", err)
 	}
 	return ds, err
 }

@@ -33,7 +33,7 @@ type reconcileForge struct {
 // CreateJITConfig registers a JIT runner; Gitea answers garrison.ErrJITUnsupported.
 func (f reconcileForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error) {
 	jit, err := f.c.CreateJITConfig(ctx, e, req)
-	f.hub.observe(e, credentialsCall, err) // a 404 may be the runner group's
+	f.hub.observe(e, credentialsCall, "GetEntityJITConfig", err) // a 404 may be the runner group's
 	return jit, err
 }
 
@@ -43,12 +43,12 @@ func (f reconcileForge) RunnerDownloads(ctx context.Context, e garrison.Entity) 
 
 func (f reconcileForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	rs, err := f.c.ListRunners(ctx, e)
-	f.hub.observe(e, entityCall, err)
+	f.hub.observe(e, entityCall, "ListEntityRunners", err)
 	return rs, err
 }
 
 func (f reconcileForge) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error {
 	err := f.c.DeleteRunner(ctx, e, id)
-	f.hub.observe(e, credentialsCall, err)
+	f.hub.observe(e, credentialsCall, "RemoveEntityRunner", err)
 	return err
 }

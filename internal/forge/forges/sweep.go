@@ -29,7 +29,7 @@ func (h *Hub) SweepForge(ctx context.Context, e garrison.Entity) (sweep.Forge, e
 }
 
 // observeFunc records what a forge call says about its entity (Hub.observe).
-type observeFunc func(e garrison.Entity, kind callKind, err error)
+type observeFunc func(e garrison.Entity, kind callKind, operation string, err error)
 
 // sweepForge serves sweep.Forge from a client.
 type sweepForge struct {
@@ -39,7 +39,7 @@ type sweepForge struct {
 
 func (f *sweepForge) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
 	jobs, err := f.c.QueuedJobs(ctx, e)
-	f.observe(e, entityCall, err)
+	f.observe(e, entityCall, "ListQueuedJobs", err)
 	return jobs, err
 }
 
@@ -68,18 +68,18 @@ func (f *redeliverForge) InstalledHook(ctx context.Context, e garrison.Entity) (
 		return 0, garrison.ErrNotFound
 	}
 	hk, err := f.c.FindHook(ctx, e, url)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "ListHooks", err)
 	return hk.ID, err
 }
 
 func (f *redeliverForge) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]garrison.HookDelivery, error) {
 	ds, err := f.d.ListHookDeliveries(ctx, e, hookID, since)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "ListHookDeliveries", err)
 	return ds, err
 }
 
 func (f *redeliverForge) Redeliver(ctx context.Context, e garrison.Entity, hookID, deliveryID int64) error {
 	err := f.d.Redeliver(ctx, e, hookID, deliveryID)
-	f.observe(e, credentialsCall, err)
+	f.observe(e, credentialsCall, "RedeliverHookDelivery", err)
 	return err
 }
