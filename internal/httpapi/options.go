@@ -35,6 +35,7 @@ type Store interface {
 	store.Credentials
 	store.Entities
 	store.Pools
+	store.ScaleSets
 	InstanceStore
 	JobStore
 	Ping(ctx context.Context) error
@@ -72,6 +73,20 @@ type Forge interface {
 	UninstallWebhook(ctx context.Context, e garrison.Entity, req WebhookRequest) error
 	// RemoveRunner deletes the forge runner with the given id registered for e.
 	RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error
+}
+
+// ScaleSetForge makes the Actions-service calls the scale-set routes make synchronously
+// (rest-api-2 §2.3-2.5, SS-16). Errors are classified as for Forge; DeleteScaleSet and
+// RemoveRunner answer ErrNotFound when the forge has no such object. Implementations
+// bound their own time.
+type ScaleSetForge interface {
+	// CreateScaleSet creates the scale set on the forge and returns the forge's id.
+	CreateScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) (int, error)
+	// UpdateScaleSet sends the scale set's name, runner group and disable_update.
+	UpdateScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) error
+	DeleteScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) error
+	// RemoveRunner removes a scale-set runner through the agents API.
+	RemoveRunner(ctx context.Context, e garrison.Entity, s garrison.ScaleSet, agentID int64) error
 }
 
 // PoolManagers reports and records the state of each entity's pool management. Methods
@@ -127,6 +142,11 @@ type Options struct {
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers
+	// ScaleSetForge makes the scale-set routes' forge calls (nil: none; a new scale set
+	// is then only stored, in state pending_create, for its listener to create).
+	ScaleSetForge ScaleSetForge
+	// NotifyScaleSet is called after API writes that affect a scale set (nil: none).
+	NotifyScaleSet func(id uint)
 	// RotateOutdated marks a pool's idle runners of an older pool generation for
 	// replacement and returns how many (POST /pools/{poolID}/runners/rotate; nil: 404).
 	RotateOutdated func(ctx context.Context, poolID string) (int, error)
