@@ -328,3 +328,143 @@ func TestScaleSetReadRoutes(t *testing.T) {
 }
 
 
+
+func TestScaleSetUpdate(t *testing.T) {
+	sf := newScaleSetFixture(t)
+	h, tok := sf.h, sf.tok
+	a := sf.create(t, validScaleSet("set-a"))
+	sf.create(t, validScaleSet("set-b"))
+	path := api("/scalesets/" + itoa(a.ID))
+	// garm-cli always sends enable_shell, state and extended_state, null unless set.
+	cli := func(kv ...any) map[string]any {
+		return with(map[string]any{"enable_shell": nil, "state": nil, "extended_state": nil}, kv...)
+	}
+	for _, tc := range []struct {
+		name    string
+		body    any
+		status  int
+		details string
+		check   func(t *testing.T, ss apiv1.ScaleSet)
+	}{
+		{"nulls only", []byte(`{"enable_shell":null,"state":null,"extended_state":null}`), 200, "", func(t *testing.T, ss apiv1.ScaleSet) {
+			if ss.Name != "set-a" || ss.MaxRunners != 5 || ss.Generation != a.Generation {
+				t.Errorf("nothing should change: %+v", ss)
+			}
+		}},
+		{"capacity and enable", cli("max_runners", 8, "min_idle_runners", 2, "enabled", true), 200, "", func(t *testing.T, ss apiv1.ScaleSet) {
+			if ss.MaxRunners != 8 || ss.MinIdleRunners != 2 || !ss.Enabled || ss.Generation != a.Generation {
+				t.Errorf("%+v", ss)
+			}
+		}},
+		{"server-owned state ignored", cli("state", "error", "extended_state", "x"), 200, "", func(t *testing.T, ss apiv1.ScaleSet) {
+			if ss.State != "created" || ss.ExtendedState != "" {
+				t.Errorf("state %q %q", ss.State, ss.ExtendedState)
+			}
+		}},
+		{"rename and group go to the forge", cli("name", "set-c", "runner_group", "gpu", "disable_update", true), 200, "", func(t *testing.T, ss apiv1.ScaleSet) {
+			if ss.Name != "set-c" || ss.GitHubRunnerGroup != "gpu" || !ss.DisableUpdate || ss.Generation != a.Generation+1 {
+				t.Errorf("%+v", ss)
+			}
+			sf.ssf.mu.Lock()
+			defer sf.ssf.mu.Unlock()
+			if got := sf.ssf.sets[ss.ScaleSetID]; got.Name != "set-c" || got.RunnerGroup != "gpu" || !got.DisableUpdate {
+				t.Errorf("forge has %+v", got)
+			}
+		}},
+		{"image bumps generation", cli("image", "ubuntu:26.04", "extra_specs", map[string]any{"k": 1}), 200, "", func(t *testing.T, ss apiv1.ScaleSet) {
+			if ss.Image != "ubuntu:26.04" || string(ss.ExtraSpecs) != `{"k":1}` || ss.Generation != a.Generation+2 {
+				t.Errorf("%+v", ss)
+			}
+		}},
+		{"max 0 accepted with min 0", cli("max_runners", 0, "min_idle_runners", 0), 200, "", nil},
+		{"bootstrap 0", cli("runner_bootstrap_timeout", 0), 400, "runner_bootstrap_timeout cannot be 0", nil},
+		{"min above max", cli("min_idle_runners", 3), 400, "min_idle_runners cannot be larger than max_runners", nil},
+		{"shell", cli("enable_shell", true), 400, "", nil},
+		{"bad os", cli("os_type", "plan9"), 400, "invalid OS type plan9", nil},
+		{"unknown proxy", cli("proxy_id", 3), 400, "proxy with ID 3 does not exist", nil},
+		{"rename onto another", cli("name", "SET-B", "runner_group", "Default"), 409, "scale set SET-B already exists in runner group Default", nil},
+		{"bad body", []byte(`{"max_runners":"x"}`), 400, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.call("PUT", path, tok, tc.body)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tc.status, r.body)
+			}
+			if tc.details != "" {
+				var e apiv1.APIError
+				if err := json.Unmarshal(r.body, &e); err != nil || e.Details != tc.details {
+					t.Fatalf("details %q, want %q", e.Details, tc.details)
+				}
+			}
+			if tc.check != nil {
+				var ss apiv1.ScaleSet
+				h.expect(r, 200, &ss)
+				tc.check(t, ss)
+			}
+		})
+	}
+	h.expect(h.call("PUT", api("/scalesets/4242"), tok, cli()), 404, nil)
+	h.expect(h.call("PUT", api("/scalesets/x"), tok, cli()), 400, nil)
+
+	// A forge failure aborts the update.
+	sf.ssf.set(func(f *fakeScaleSetForge) { f.updateErr = garrison.Errorf(garrison.EUnavailable, "down") })
+	r := h.call("PUT", path, tok, cli("name", "set-z"))
+	if r.status < 500 {
+		t.Fatalf("forge failure: %d %s", r.status, r.body)
+	}
+	var got apiv1.ScaleSet
+	h.expect(h.call("GET", path, tok, nil), 200, &got)
+	if got.Name != "set-c" {
+		t.Fatalf("name after a failed forge update: %s", got.Name)
+	}
+}
+
+func TestScaleSetDelete(t *testing.T) {
+	sf := newScaleSetFixture(t)
+	h, tok, ctx := sf.h, sf.tok, t.Context()
+	a := sf.create(t, with(validScaleSet("set-a"), "enabled", true))
+	path := api("/scalesets/" + itoa(a.ID))
+	h.expect(h.call("DELETE", api("/scalesets/4242"), tok, nil), 200, nil) // unknown: 200
+	h.expectError(h.call("DELETE", api("/scalesets/abc"), tok, nil), 400, "Bad Request", "invalid request")
+	h.expectError(h.call("DELETE", path, tok, nil), 400, "Bad Request", "scale set is enabled; disable it first")
+	h.expect(h.call("PUT", path, tok, map[string]any{"enabled": false}), 200, nil)
+	if _, err := h.store.CreateInstance(ctx, garrison.Instance{Name: "garm-ss1", ScaleSetID: a.ID, ProviderName: "lxd",
+		Status: garrison.InstanceRunning, RunnerStatus: garrison.RunnerIdle, AgentID: 77}); err != nil {
+		t.Fatal(err)
+	}
+	h.expectError(h.call("DELETE", path, tok, nil), 400, "Bad Request", "scale set has runners")
+	// Deleting a scale-set runner removes it through the Actions service (SS-16).
+	h.expect(h.call("DELETE", api("/instances/garm-ss1?forceRemove=false&bypassGHUnauthorized=false"), tok, nil), 200, nil)
+	sf.ssf.mu.Lock()
+	removed := append([]int64(nil), sf.ssf.removed...)
+	sf.ssf.mu.Unlock()
+	if len(removed) != 1 || removed[0] != 77 {
+		t.Fatalf("removed runners %v", removed)
+	}
+	if in, _ := h.store.Instance(ctx, "garm-ss1"); in.Status != garrison.InstancePendingDelete {
+		t.Fatalf("instance status %s", in.Status)
+	}
+	if err := h.store.DeleteInstance(ctx, "garm-ss1"); err != nil {
+		t.Fatal(err)
+	}
+	// The repository cannot go while it owns a scale set.
+	h.expect(h.call("DELETE", api("/pools/"+sf.poolID), tok, nil), 200, nil)
+	h.expect(h.call("DELETE", api("/repositories/"+sf.repoID), tok, nil), 400, nil)
+
+	// A forge failure keeps the row (R2-2).
+	sf.ssf.set(func(f *fakeScaleSetForge) { f.deleteErr = garrison.Errorf(garrison.EUnavailable, "down") })
+	if r := h.call("DELETE", path, tok, nil); r.status < 500 {
+		t.Fatalf("forge failure: %d %s", r.status, r.body)
+	}
+	h.expect(h.call("GET", path, tok, nil), 200, nil)
+	sf.ssf.set(func(f *fakeScaleSetForge) { f.deleteErr = nil })
+	h.expect(h.call("DELETE", path, tok, nil), 200, nil)
+	h.expect(h.call("GET", path, tok, nil), 404, nil)
+
+	// A scale set the forge no longer has is deleted too (404 there is gone, R2-2).
+	b := sf.create(t, validScaleSet("set-b"))
+	sf.ssf.set(func(f *fakeScaleSetForge) { delete(f.sets, b.ScaleSetID) })
+	h.expect(h.call("DELETE", api("/scalesets/"+itoa(b.ID)), tok, nil), 200, nil)
+	h.expect(h.call("GET", api("/scalesets/"+itoa(b.ID)), tok, nil), 404, nil)
+	h.expect(h.call("DELETE", api("/repositories/"+sf.repoID), tok, nil), 200, nil)
+}
