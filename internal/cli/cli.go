@@ -91,6 +91,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.orgCmd(),
 		a.enterpriseCmd(),
 		a.poolCmd(),
+		a.scaleSetCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),
 		a.providerCmd(),

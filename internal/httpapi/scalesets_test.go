@@ -327,8 +327,6 @@ func TestScaleSetReadRoutes(t *testing.T) {
 	}
 }
 
-
-
 func TestScaleSetUpdate(t *testing.T) {
 	sf := newScaleSetFixture(t)
 	h, tok := sf.h, sf.tok
