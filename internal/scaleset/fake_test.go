@@ -39,7 +39,9 @@ func newFakeService() *fakeService {
 		busy: map[int64]bool{}, nextRunner: 1000}
 }
 
-func (f *fakeService) Service(context.Context, garrison.Entity) (scaleset.Service, error) { return f, nil }
+func (f *fakeService) Service(context.Context, garrison.Entity) (scaleset.Service, error) {
+	return f, nil
+}
 
 func (f *fakeService) CreateSession(_ context.Context, id int, _ string) (scaleset.Session, error) {
 	f.mu.Lock()

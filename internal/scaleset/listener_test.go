@@ -224,7 +224,7 @@ func TestBusyRunnersNeverScaledDown(t *testing.T) {
 
 func TestRestartNeitherLosesNorReplays(t *testing.T) {
 	e := newEnv(t, 10, 0)
-	a := e.controller("replica-a", func(o *scaleset.Options) { o.ClaimTTL = 50 * time.Millisecond })
+	a := e.controller("replica-a")
 	e.svc.push(1, 2)
 	e.step(a)
 	if n := e.live(); n != 2 {
@@ -232,7 +232,11 @@ func TestRestartNeitherLosesNorReplays(t *testing.T) {
 	}
 	// The message was stored but its ack got lost (a crash right after storing it).
 	e.svc.do(func(f *fakeService) { delete(f.acked, 1) })
-	time.Sleep(100 * time.Millisecond) // replica-a's claim lapses: it died
+	// replica-a dies: its last renewal lapses without another.
+	if _, _, err := e.st.ClaimScaleSetSession(t.Context(), e.ss.ID, "replica-a", time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
 	b := e.controller("replica-b")
 	e.step(b) // takes over, closes a's forge session, gets message 1 again: acks, no replay
 	if n := e.live(); n != 2 {
