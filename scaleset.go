@@ -142,3 +142,21 @@ func ScaleSetDefinitionChanged(a, b ScaleSet) bool {
 		string(a.ExtraSpecs) != string(b.ExtraSpecs) || a.RunnerGroup != b.RunnerGroup ||
 		a.EnableShell != b.EnableShell || a.TemplateID != b.TemplateID || a.ProxyID != b.ProxyID
 }
+
+// PoolID is the pool id the scale set's runners carry toward providers and in their
+// instance tokens: <name>-<entity id>, as GARM names it (rest-api-2 SS-11).
+func (s ScaleSet) PoolID() string { return s.Name + "-" + s.EntityID }
+
+// AsPool is the scale set's runner definition in the shape of a pool, for the code that
+// creates, bootstraps and deletes runners whatever owns them. Its ID is PoolID; its tags
+// are the scale set's labels; it belongs to no pool list.
+func (s ScaleSet) AsPool() Pool {
+	return Pool{
+		ID: s.PoolID(), EntityID: s.EntityID, EntityType: s.EntityType, ProviderName: s.ProviderName,
+		RunnerPrefix: s.RunnerPrefix, MaxRunners: s.MaxRunners, MinIdleRunners: s.MinIdleRunners,
+		Image: s.Image, Flavor: s.Flavor, OSType: s.OSType, OSArch: s.OSArch, Tags: TagsFromNames(s.Labels()),
+		Enabled: s.Enabled, RunnerBootstrapTimeout: s.RunnerBootstrapTimeout, ExtraSpecs: s.ExtraSpecs,
+		RunnerGroup: s.RunnerGroup, EnableShell: s.EnableShell, Generation: s.Generation,
+		TemplateID: s.TemplateID, ProxyID: s.ProxyID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+	}
+}
