@@ -57,6 +57,13 @@ func (r *Reconciler) loadPool(ctx context.Context, poolID string) (*poolEnv, err
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
 	}
+	return r.envOf(ctx, pool)
+}
+
+// envOf reads what a step on an instance of pool acts on, beyond the pool itself.
+func (r *Reconciler) envOf(ctx context.Context, pool garrison.Pool) (*poolEnv, error) {
+	poolID := pool.ID
+	var err error
 	env := &poolEnv{pool: pool, forges: r.o.Forges, rid: workqueue.ReconcileID(ctx)}
 	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
 		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)

@@ -1,0 +1,37 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// The instances controller also takes the runners of scale sets through their life
+// (rest-api-2 SS-11): their scale set's listener (package scaleset) stores them
+// pending_create with their JIT configuration and hands them over with NotifyInstances.
+// A step reads the scale set's runner definition as a pool (garrison.ScaleSet.AsPool,
+// whose id is GARM's <name>-<entity id>) and does the rest as for a pool's runner; it
+// registers no JIT runner and tells no pool.
+
+// NotifyInstances asks the instances controller to take the next step of the named
+// instances (the runners of scale sets; pools hand theirs out themselves).
+func (r *Reconciler) NotifyInstances(names ...string) {
+	for _, n := range names {
+		r.instances.Add(n)
+	}
+}
+
+// loadScaleSetEnv reads what a step on a runner of the scale set acts on. A missing scale
+// set gives errPoolGone.
+func (r *Reconciler) loadScaleSetEnv(ctx context.Context, id uint) (*poolEnv, error) {
+	ss, err := r.o.Store.ScaleSet(ctx, id)
+	if errors.Is(err, garrison.ErrNotFound) {
+		return nil, errPoolGone
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: read scale set %d: %w", id, err)
+	}
+	return r.envOf(ctx, ss.AsPool())
+}

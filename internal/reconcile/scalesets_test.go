@@ -1,0 +1,68 @@
+package reconcile
+
+import (
+	"testing"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// TestScaleSetRunnerLifecycle: the instances controller creates a scale set's runner with
+// the provider under the scale set's pool id, keeps the JIT configuration the listener
+// got, deletes it with backoff when the provider fails, and force-deletes it whatever
+// the provider says.
+func TestScaleSetRunnerLifecycle(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
+		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	jit := map[string]string{".runner": "e30="}
+	for _, name := range []string{"ss-one", "ss-two"} {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
+			OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstancePendingCreate,
+			RunnerStatus: garrison.RunnerPending, JITConfig: jit, AgentID: 0,
+			MetadataURL: h.ctrl.MetadataURL, CallbackURL: h.ctrl.CallbackURL}))(t)
+	}
+	r := h.reconciler(h.prov)
+	r.NotifyInstances("ss-one", "ss-two")
+	h.drain(r)
+	names := h.providerNames(ss.PoolID())
+	for _, name := range []string{"ss-one", "ss-two"} {
+		in := must(h.store.Instance(ctx, name))(t)
+		if in.Status != garrison.InstanceRunning || in.ProviderID == "" || in.JITConfig[".runner"] != "e30=" {
+			t.Fatalf("%s after its create step: %+v", name, in)
+		}
+		if !names[name] {
+			t.Fatalf("%s not in the provider under pool %s: %v", name, ss.PoolID(), names)
+		}
+	}
+	if len(h.forgeNames()) != 0 {
+		t.Fatalf("a scale-set runner was registered through the REST API: %v", h.forgeNames())
+	}
+
+	// The provider refuses deletes: a normal delete waits and retries, a forced one
+	// goes through.
+	rf := h.reconciler(failingDeletes{h.prov})
+	for name, st := range map[string]garrison.InstanceStatus{"ss-one": garrison.InstancePendingDelete, "ss-two": garrison.InstancePendingForceDelete} {
+		must(h.store.UpdateInstance(ctx, name, func(i *garrison.Instance) error { i.Status = st; return nil }))(t)
+	}
+	rf.NotifyInstances("ss-one", "ss-two")
+	h.drain(rf)
+	if in, err := h.store.Instance(ctx, "ss-one"); err != nil || in.Status.Deleting() == false {
+		t.Fatalf("ss-one after a refused delete: %+v %v", in, err)
+	}
+	if _, err := h.store.Instance(ctx, "ss-two"); err == nil {
+		t.Fatal("ss-two survived a forced delete")
+	}
+	// The provider works again: the waiting delete completes once its backoff is over.
+	h.advance(time.Minute)
+	r.NotifyInstances("ss-one")
+	h.drain(r)
+	if _, err := h.store.Instance(ctx, "ss-one"); err == nil {
+		t.Fatal("ss-one survived its retried delete")
+	}
+	if n := len(h.providerNames(ss.PoolID())); n != 1 {
+		t.Fatalf("%d instances left in the provider, want the force-deleted one only", n)
+	}
+}
