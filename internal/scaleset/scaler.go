@@ -23,10 +23,17 @@ func (c *Controller) scale(ctx context.Context, ss garrison.ScaleSet, svc Servic
 		return err
 	}
 	var live []garrison.Instance
+	var pending []string // instances with a provider step to take (after a restart too)
 	for _, in := range insts {
 		if !in.Status.Deleting() {
 			live = append(live, in)
 		}
+		if in.Status != garrison.InstanceRunning && in.Status != garrison.InstanceStopped {
+			pending = append(pending, in.Name)
+		}
+	}
+	if len(pending) > 0 {
+		c.o.OnInstances(pending...)
 	}
 	target := ss.TargetRunners()
 	c.o.Metrics.runners(ss.Name, target, len(live))
