@@ -160,3 +160,12 @@ func (s ScaleSet) AsPool() Pool {
 		TemplateID: s.TemplateID, ProxyID: s.ProxyID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 	}
 }
+
+// Serves reports whether a job with these labels runs on the scale set: every label is
+// one of the scale set's (its name or an extra label), case-insensitively.
+func (s ScaleSet) Serves(labels []string) bool {
+	if len(labels) == 0 {
+		return false
+	}
+	return s.AsPool().HasLabels(labels)
+}

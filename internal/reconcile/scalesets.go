@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // The instances controller also takes the runners of scale sets through their life
@@ -34,4 +36,31 @@ func (r *Reconciler) loadScaleSetEnv(ctx context.Context, id uint) (*poolEnv, er
 		return nil, fmt.Errorf("reconcile: read scale set %d: %w", id, err)
 	}
 	return r.envOf(ctx, ss.AsPool())
+}
+
+// scaleSetReasons replaces the reason of each unserved job that a scale set of the
+// entity serves: such a job waits for the scale set, not for a pool (job list shows it).
+func (r *Reconciler) scaleSetReasons(ctx context.Context, env *poolEnv, want map[int64]string) {
+	if len(want) == 0 {
+		return
+	}
+	sets, err := r.o.Store.ListScaleSets(ctx, store.ScaleSetFilter{EntityID: env.entity.ID})
+	if err != nil {
+		r.log.Warn("reconcile: list scale sets for job reasons", env.attrs(slog.Any("err", err))...)
+		return
+	}
+	if len(sets) == 0 {
+		return
+	}
+	for _, j := range env.jobs {
+		if _, unserved := want[j.ID]; !unserved {
+			continue
+		}
+		for _, ss := range sets {
+			if ss.Serves(j.Labels) {
+				want[j.ID] = garrison.ReasonScaleSet(ss.Name)
+				break
+			}
+		}
+	}
 }

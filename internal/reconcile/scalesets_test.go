@@ -66,3 +66,30 @@ func TestScaleSetRunnerLifecycle(t *testing.T) {
 		t.Fatalf("%d instances left in the provider, want the force-deleted one only", n)
 	}
 }
+
+// TestScaleSetJobReasons: a queued job that targets a scale set of its entity says so in
+// the ledger instead of "no pool has all of the labels".
+func TestScaleSetJobReasons(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	p := h.pool(0, 1, "")
+	must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "big-set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "i", Flavor: "f", OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64,
+		MaxRunners: 3, Tags: garrison.TagsFromNames([]string{"gpu"})}))(t)
+	for id, labels := range map[int64][]string{1: {"big-set"}, 2: {"BIG-SET", "gpu"}, 3: {"nothing-has-this"}} {
+		must(h.store.UpsertJob(ctx, id, func(j *garrison.Job, _ bool) error {
+			j.Action, j.Labels, j.EntityID, j.EntityType = garrison.JobQueued, labels, h.entity.ID, h.entity.Type
+			return nil
+		}))(t)
+	}
+	h.settle(h.reconciler(h.prov), p.ID)
+	for id, want := range map[int64]string{
+		1: garrison.ReasonScaleSet("big-set"),
+		2: garrison.ReasonScaleSet("big-set"),
+		3: garrison.ReasonNoPool([]string{"nothing-has-this"}),
+	} {
+		if got := must(h.store.Job(ctx, id))(t).Reason; got != want {
+			t.Errorf("job %d: reason %q, want %q", id, got, want)
+		}
+	}
+}
