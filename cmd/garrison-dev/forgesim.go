@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 func newForgesimCmd() *cobra.Command {
 	var listen, runner string
 	var tokens, orgs, repos []string
+	var scaleSets forgesim.ScaleSetOptions
 	cmd := &cobra.Command{
 		Use:   "forgesim",
 		Short: "Serve the GitHub/Gitea simulator (github.com paths, GHES /api/v3, Gitea /api/v1)",
@@ -22,14 +24,16 @@ func newForgesimCmd() *cobra.Command {
 forges. Point a GitHub endpoint's base URL and API base URL at the printed URL (GHES form:
 <url>/api/v3/), or a Gitea endpoint's API base URL at <url>/api/v1. Simulator controls live
 under <url>/_sim/ (see the package documentation of internal/forgesim); POST <url>/_sim/jobs
-{"repo": "owner/name", "labels": [...]} queues a job and sends its webhooks.
+{"repo": "owner/name", "labels": [...]} queues a job and sends its webhooks. The Actions
+service of runner scale sets answers under <url>/_actions/ (GET <url>/_sim/scalesets shows
+their sessions and statistics).
 
 With --runner, runners download the stand-in runner (cmd/garrison-standin-runner) from the
 simulator, so that instances booted by the simulation provider register and take jobs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
-			sim := forgesim.New(forgesim.Options{Logger: logger})
+			sim := forgesim.New(forgesim.Options{Logger: logger, ScaleSets: scaleSets})
 			if err := serveRunner(sim, runner); err != nil {
 				return err
 			}
@@ -58,6 +62,8 @@ simulator, so that instances booted by the simulation provider register and take
 	cmd.Flags().StringSliceVar(&tokens, "token", []string{"sim-token"}, "personal access tokens to accept")
 	cmd.Flags().StringSliceVar(&orgs, "org", nil, "organizations to create")
 	cmd.Flags().StringSliceVar(&repos, "repo", nil, "repositories to create, as owner/name")
+	cmd.Flags().DurationVar(&scaleSets.Hold, "scaleset-hold", 50*time.Second, "how long a runner scale set message poll is held before 202")
+	cmd.Flags().BoolVar(&scaleSets.Available, "scaleset-available", false, "runner scale sets get jobs as JobAvailable and acquire them (GHES flow) instead of JobAssigned")
 	cmd.Flags().StringVar(&runner, "runner", "", "stand-in runner binary to serve as the runner download (GitHub: in a runner archive; Gitea: as is)")
 	return cmd
 }

@@ -67,7 +67,8 @@ func TestForgesim(t *testing.T) {
 	done := make(chan int, 1)
 	var out bytes.Buffer
 	go func() {
-		done <- run(ctx, []string{"forgesim", "--listen", addr, "--token", "tok", "--repo", "acme/app"}, nil, &out, &out)
+		done <- run(ctx, []string{"forgesim", "--listen", addr, "--token", "tok", "--repo", "acme/app",
+			"--scaleset-hold", "1s", "--scaleset-available"}, nil, &out, &out)
 	}()
 	var resp *http.Response
 	for i := 0; i < 500; i++ {
@@ -86,6 +87,14 @@ func TestForgesim(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("list runners on the simulator: status %d", resp.StatusCode)
+	}
+	if resp, err := http.Get("http://" + addr + "/_sim/scalesets"); err != nil {
+		t.Errorf("scale sets on the simulator: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("scale sets on the simulator: status %d", resp.StatusCode)
+		}
 	}
 	cancel()
 	if code := <-done; code != 0 {

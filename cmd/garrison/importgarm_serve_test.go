@@ -118,23 +118,20 @@ func checkCredentialsWork(t *testing.T, st store.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var token string
+		var c interface {
+			RegistrationToken(ctx context.Context, e garrison.Entity) (string, error)
+		}
 		if cred.ForgeType == garrison.Gitea {
-			c, err := gitea.New(ep, cred, gitea.Options{})
-			if err == nil {
-				token, err = c.RegistrationToken(ctx, e)
-			}
-			if err != nil {
-				t.Fatalf("%s with %s: %v", e.FullName(), cred.Name, err)
-			}
+			c, err = gitea.New(ep, cred, gitea.Options{})
 		} else {
-			c, err := github.New(ep, cred, github.Options{})
-			if err == nil {
-				token, _, err = c.RegistrationToken(ctx, e)
-			}
-			if err != nil {
-				t.Fatalf("%s with %s: %v", e.FullName(), cred.Name, err)
-			}
+			c, err = github.New(ep, cred, github.Options{})
+		}
+		if err != nil {
+			t.Fatalf("%s with %s: %v", e.FullName(), cred.Name, err)
+		}
+		token, err := c.RegistrationToken(ctx, e)
+		if err != nil {
+			t.Fatalf("%s with %s: %v", e.FullName(), cred.Name, err)
 		}
 		if token == "" {
 			t.Errorf("%s with %s: empty registration token", e.FullName(), cred.Name)

@@ -307,7 +307,7 @@ func (s *session) stop() {
 			s.t.Errorf("bash: %v", err)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for groupLives(pgid) {
 		if time.Now().After(deadline) {
 			s.t.Errorf("the Quick start's processes outlived SIGTERM; killing them")

@@ -47,7 +47,8 @@ func startServer(t *testing.T, addr string, args ...string) *testServer {
 		done <- run(ctx, append([]string{"server", "--listen", addr}, args...), nil, &logs, &logs)
 	}()
 	url := "http://" + addr
-	deadline := time.Now().Add(30 * time.Second)
+	// A readiness wait, not a speed check: generous for a loaded machine.
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		resp, err := http.Get(url + "/healthz")
 		if err == nil {

@@ -66,6 +66,7 @@ var adapters = []string{
 	"internal/store/postgres",
 	"internal/forge/github",
 	"internal/forge/gitea",
+	"internal/forge/scaleset",
 	"internal/providerexec",
 	"internal/httpapi",
 	"internal/apiclient",

@@ -69,7 +69,9 @@
 // validation errors. Every response has X-GitHub-Request-Id and, unless rate limiting is
 // disabled, x-ratelimit-{limit,used,remaining,reset,resource} per credential and resource.
 // A spent budget answers 403 (or 429) with remaining 0; a secondary limit answers 403/429
-// with Retry-After and the secondary-rate-limits documentation_url. GETs carry a weak
+// with Retry-After and the secondary-rate-limits documentation_url (TriggerSecondaryLimit);
+// TriggerStaleRateLimit answers a spent budget whose reset time has passed already.
+// CallLog lists every call with its time, to count requests over time. GETs carry a weak
 // ETag; a matching If-None-Match gets 304, which is not charged.
 //
 // # Gitea HTTP API (under /api/v1; {scope} = repos/{owner}/{repo} | orgs/{org} | admin)
@@ -88,6 +90,49 @@
 // X-Gitea-Hook-Installation-Target-Type, bare-hex X-Gitea-Signature, payloads without
 // runner fields or conclusion until set, epoch placeholders for unset times, organizations
 // without login, and html_url …/actions/runs/{run}/jobs/{job}.
+//
+// # Actions service (runner scale sets; spec forge-api.md §8)
+//
+// Bootstrap: POST [/api/v3]/actions/runner-registration with "Authorization: RemoteAuth
+// <registration token>" and {"url": <entity web URL>, "runner_event": "register"} answers
+// {url: <base>/_actions/{tenant}/, token: <admin JWT>, token_schema}. Admin calls take
+// "Bearer <admin JWT>"; the queue calls (messages, acquirejobs) the session's queue token.
+// Errors are {"typeName", "message"} with an ActivityId header.
+//
+//	GET    _apis/runtime/runnergroups/?groupName=     {count, value: [{id, name, size, isDefaultGroup}]}
+//	GET    _apis/runtime/runnerscalesets?runnerGroupId=&name=   {count, value}
+//	POST   _apis/runtime/runnerscalesets               200; 400 no name; 404 group; 409 name taken in the group
+//	GET|PATCH|DELETE …/runnerscalesets/{id}            200/200/204; 404 RunnerScaleSetNotFoundException
+//	POST   …/{id}/generatejitconfig {name, workFolder} 200 {runner, encodedJITConfig}; 409 AgentExistsException
+//	POST   …/{id}/sessions {ownerName}                 200 session; 409 TaskAgentSessionConflictException
+//	PATCH|DELETE …/{id}/sessions/{sid}                 200 (new queue token) / 204; 404
+//	GET    …/{id}/messages?sessionId=[&lastMessageId=] 200 message | 202 after Hold | 401 queue token
+//	DELETE …/{id}/messages/{messageId}?sessionId=      204 (ack; idempotent)
+//	POST   …/{id}/acquirejobs [requestId, …]           200 {count, value}
+//	GET    _apis/distributedtask/pools/0/agents[?agentName=], GET|DELETE …/agents/{id}
+//	                                                   404 AgentNotFoundException; 409 JobStillRunningException
+//
+// A queued job goes to the first scale set (lowest id) whose tenant covers its repository
+// and whose labels hold all of the job's; pool runners never take it. On github.com
+// (default) it comes as JobAssigned (runnerRequestId 0, string jobId); with
+// ScaleSetOptions.Available as JobAvailable and is assigned after acquirejobs. A runner
+// made by generatejitconfig belongs to its set; Acquire, StartJob and CompleteJob (above)
+// play it and send JobStarted and JobCompleted. Events are batched into messages of at most
+// BatchSize; a message stays until acknowledged or passed by lastMessageId. Statistics are
+// computed when a message or session is served. One session per set; a session not polled
+// for SessionIdle lapses.
+//
+// Go API: Options.ScaleSets / SetScaleSetOptions (Hold, token lifetimes, SessionIdle,
+// BatchSize, Available, BOM, MaxRequeues), ScaleSets() (sessions, un-acked and pending
+// messages, last X-ScaleSetMaxCapacity, statistics), Jobs()[i].ScaleSetID,
+// Runners()[i].ScaleSetID. Faults: FailScaleSetCalls(n, status), SetScaleSetOutage(on)
+// (polls stall: held, then 202), ExpireQueueTokens(set), ExpireAdminTokens(),
+// OpenForeignSession(set, owner) (a conflict for the next create), CancelAssignment(job)
+// (JobCompleted "canceled", then offered again, up to MaxRequeues), CompleteEarly(job)
+// (JobCompleted while the job still runs). Over HTTP: GET /_sim/scalesets, POST
+// /_sim/scalesets/faults {fail, status, outage, expire_admin_tokens}, POST
+// /_sim/scalesets/{id}/expire-queue-tokens, POST /_sim/scalesets/{id}/foreign-session,
+// POST /_sim/jobs/{id}/cancel-assignment, POST /_sim/jobs/{id}/complete-early.
 //
 // # Simulator HTTP API (/_sim/, no auth unless noted)
 //

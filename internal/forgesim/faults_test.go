@@ -3,6 +3,7 @@ package forgesim
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -132,6 +133,38 @@ func TestRateLimits(t *testing.T) {
 	}
 	if n := s.Calls()[CallKey{"GET /repos/{owner}/{repo}/actions/runners", pat}]; n != 4 {
 		t.Fatalf("calls = %d", n)
+	}
+}
+
+// TestStaleRateLimitAndCallLog checks the stale-reset fault (403, remaining 0, a reset in
+// the past, no Retry-After, for n calls) and that the call log stamps calls with the
+// simulator's clock.
+func TestStaleRateLimitAndCallLog(t *testing.T) {
+	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	s, url := newSim(t, Options{Now: func() time.Time { return now }})
+	list := url + "/repos/acme/app/actions/runners"
+	s.ResetCalls()
+	s.TriggerStaleRateLimit(2, 0)
+	for i := range 2 {
+		resp, body := call(t, "GET", list, pat, nil)
+		reset, _ := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
+		if resp.StatusCode != 403 || resp.Header.Get("X-RateLimit-Remaining") != "0" || resp.Header.Get("Retry-After") != "" ||
+			!time.Unix(reset, 0).Before(now) {
+			t.Fatalf("call %d: %d %v %s, want a 403 with a passed reset", i, resp.StatusCode, resp.Header, body)
+		}
+		now = now.Add(time.Second)
+	}
+	if resp, _ := call(t, "GET", list, pat, nil); resp.StatusCode != 200 {
+		t.Fatalf("after the fault: %d", resp.StatusCode)
+	}
+	log := s.CallLog()
+	if len(log) != 3 || !log[0].At.Equal(now.Add(-2*time.Second)) || !log[2].At.Equal(now) ||
+		log[1].Route != "GET /repos/{owner}/{repo}/actions/runners" || log[1].Credential != pat {
+		t.Fatalf("call log %+v", log)
+	}
+	s.ResetCalls()
+	if len(s.CallLog()) != 0 {
+		t.Fatal("ResetCalls kept the call log")
 	}
 }
 

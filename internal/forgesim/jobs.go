@@ -22,6 +22,7 @@ type Job struct {
 	StartedAt   time.Time
 	CompletedAt time.Time
 	Duration    time.Duration // how long a stand-in runner should run it; 0 = its default
+	ScaleSetID  int64         // the runner scale set it went to; 0 when none
 }
 
 func (j *job) snapshot() Job {
@@ -30,7 +31,7 @@ func (j *job) snapshot() Job {
 		Labels: append([]string(nil), j.labels...), Status: j.status, Conclusion: j.conclusion,
 		RunnerID: j.runnerID, RunnerName: j.runnerName,
 		CreatedAt: j.createdAt, StartedAt: j.startedAt, CompletedAt: j.completedAt,
-		Duration: j.duration,
+		Duration: j.duration, ScaleSetID: j.setID,
 	}
 }
 
@@ -79,6 +80,7 @@ func (s *Sim) QueueJobFor(repoName string, d time.Duration, labels ...string) (i
 	ru.jobIDs = append(ru.jobIDs, j.id)
 	s.st.runs[ru.id], s.st.jobs[j.id] = ru, j
 	s.emitLocked(j, "queued")
+	s.routeJobLocked(j)
 	return j.id, nil
 }
 
@@ -100,6 +102,10 @@ func (s *Sim) Acquire(name, secret string) (*Job, error) {
 	for _, id := range sortedIDs(s.st.jobs) {
 		j := s.st.jobs[id]
 		if j.status != "queued" || j.runner != nil || !s.st.coversLocked(rn.scope, j.repo) || !labelsMatch(j.labels, rn.labels) {
+			continue
+		}
+		// A scale set's job goes to its runners once assigned; other runners skip it.
+		if j.setID != rn.setID || (j.setID != 0 && j.setState != setAssigned) {
 			continue
 		}
 		j.runner, j.runnerID, j.runnerName = rn, rn.id, rn.name
@@ -124,6 +130,7 @@ func (s *Sim) StartJob(jobID int64, secret string) (Job, error) {
 	}
 	j.status, j.startedAt = "in_progress", s.now().UTC().Truncate(time.Second)
 	s.emitLocked(j, "in_progress")
+	s.emitSetLocked(j, "JobStarted", nil)
 	return j.snapshot(), nil
 }
 
@@ -147,6 +154,7 @@ func (s *Sim) CompleteJob(jobID int64, secret, conclusion string) (Job, error) {
 	if rn.ephemeral {
 		delete(s.st.runners, rn.id)
 	}
+	s.emitSetLocked(j, "JobCompleted", func(e *jobEvent) { e.Result, e.FinishTime = jobResult(conclusion), s.now().UTC() })
 	s.finishLocked(j, conclusion)
 	return j.snapshot(), nil
 }
@@ -162,6 +170,7 @@ func (s *Sim) CancelJob(jobID int64) error {
 	case j.runner != nil || j.status != "queued":
 		return garrison.Errorf(garrison.EConflict, "forgesim: job %d is held by a runner", jobID)
 	}
+	s.emitSetLocked(j, "JobCompleted", func(e *jobEvent) { e.Result, e.FinishTime = "canceled", s.now().UTC() })
 	s.finishLocked(j, "cancelled")
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 )
 
 // CallKey identifies a counted call: the route pattern (without the /api/v3 prefix for
@@ -27,17 +28,39 @@ func (s *Sim) Calls() map[CallKey]int {
 	return out
 }
 
-// ResetCalls zeroes the call counts.
+// Call is one call the simulator received, at the time of its clock (Options.Now).
+type Call struct {
+	At time.Time
+	CallKey
+}
+
+// maxCallLog bounds the call log; later calls are counted but not logged.
+const maxCallLog = 100_000
+
+// CallLog returns the calls received since the start or the last ResetCalls, oldest
+// first (the first 100,000), to count requests over time.
+func (s *Sim) CallLog() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.st.callLog...)
+}
+
+// ResetCalls zeroes the call counts and empties the call log.
 func (s *Sim) ResetCalls() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.calls = map[CallKey]int{}
+	s.st.callLog = nil
 }
 
 func (s *Sim) count(route, cred string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.st.calls[CallKey{route, cred}]++
+	k := CallKey{route, cred}
+	s.st.calls[k]++
+	if len(s.st.callLog) < maxCallLog {
+		s.st.callLog = append(s.st.callLog, Call{At: s.now(), CallKey: k})
+	}
 }
 
 type handler func(r *http.Request, p principal) reply

@@ -58,6 +58,13 @@ type secondaryFault struct {
 	status     int
 }
 
+// staleFault makes the next remaining calls answer a spent budget whose reset has
+// passed already: a forge whose limit has not caught up with its own reset time.
+type staleFault struct {
+	remaining int
+	status    int
+}
+
 // SetRateLimit replaces the rate-limit options and forgets all budgets.
 func (s *Sim) SetRateLimit(o RateLimitOptions) {
 	s.mu.Lock()
@@ -76,6 +83,18 @@ func (s *Sim) TriggerSecondaryLimit(n int, retryAfter time.Duration, status int)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.secondary = secondaryFault{remaining: n, retryAfter: retryAfter, status: status}
+}
+
+// TriggerStaleRateLimit makes the next n GitHub calls (any credential) answer status 403
+// (or 429) as a spent primary budget, remaining 0, whose X-RateLimit-Reset is one second
+// in the past: the reset time passed, yet the forge still refuses. No Retry-After.
+func (s *Sim) TriggerStaleRateLimit(n, status int) {
+	if status == 0 {
+		status = http.StatusForbidden
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.stale = staleFault{remaining: n, status: status}
 }
 
 // Budget returns a credential's current budget for a resource ("core" for most routes).
@@ -118,6 +137,17 @@ func (s *Sim) charge(h http.Header, cred, resource string) *reply {
 			"message":           "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
 			"documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
 		}}
+		return &rp
+	}
+	if f := &s.st.stale; f.remaining > 0 {
+		f.remaining--
+		h.Set("X-RateLimit-Limit", strconv.Itoa(s.limits.Limit))
+		h.Set("X-RateLimit-Used", strconv.Itoa(s.limits.Limit))
+		h.Set("X-RateLimit-Remaining", "0")
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Add(-time.Second).Unix(), 10))
+		h.Set("X-RateLimit-Resource", resource)
+		rp := ghError(f.status, "API rate limit exceeded for "+cred+".")
+		rp.body.(map[string]any)["documentation_url"] = "https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"
 		return &rp
 	}
 	if s.limits.Disabled {

@@ -9,17 +9,18 @@ import (
 
 // Runner is a snapshot of a simulated runner.
 type Runner struct {
-	ID        int64
-	Name      string
-	Scope     string // "repos/o/r", "orgs/o", "enterprises/e" or "admin"
-	Forge     garrison.ForgeType
-	Labels    []string
-	GroupID   int64
-	Ephemeral bool
-	Online    bool // connected at least once (its first acquire)
-	Busy      bool
-	JobID     int64  // the job it holds, 0 when idle
-	Secret    string // credential for the runner routes
+	ID         int64
+	Name       string
+	Scope      string // "repos/o/r", "orgs/o", "enterprises/e" or "admin"
+	Forge      garrison.ForgeType
+	Labels     []string
+	GroupID    int64
+	Ephemeral  bool
+	Online     bool // connected at least once (its first acquire)
+	Busy       bool
+	JobID      int64  // the job it holds, 0 when idle
+	Secret     string // credential for the runner routes
+	ScaleSetID int64  // the runner scale set it belongs to; 0 for pool runners
 }
 
 func (rn *runner) snapshot() Runner {
@@ -27,6 +28,7 @@ func (rn *runner) snapshot() Runner {
 		ID: rn.id, Name: rn.name, Scope: rn.scope.path(), Forge: rn.forge,
 		Labels: append([]string(nil), rn.labels...), GroupID: rn.groupID,
 		Ephemeral: rn.ephemeral, Online: rn.online, Busy: rn.busy, JobID: rn.jobID, Secret: rn.secret,
+		ScaleSetID: rn.setID,
 	}
 }
 

@@ -29,6 +29,8 @@ type Options struct {
 	RunnerVersion string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// ScaleSets tune the Actions service of runner scale sets.
+	ScaleSets ScaleSetOptions
 }
 
 // Sim is a stateful GitHub and Gitea simulator. It is an http.Handler; all methods are
@@ -87,6 +89,7 @@ func New(opts Options) *Sim {
 		limits:  opts.RateLimit.withDefaults(),
 		tarball: opts.RunnerTarball,
 	}
+	s.st.actions.opts = opts.ScaleSets.withDefaults()
 	s.out = newSender(s)
 	s.routes()
 	return s

@@ -13,6 +13,8 @@ func (s *Sim) routes() {
 	s.githubHookRoutes()
 	s.githubRunRoutes()
 	s.giteaRoutes()
+	s.actionsRoutes()
+	s.actionsSimRoutes()
 	s.mux.HandleFunc("GET /_sim/downloads/{file}", s.serveTarball)
 	s.mux.HandleFunc("GET /_sim/calls", s.simCalls)
 	s.mux.HandleFunc("GET /_sim/jobs", s.simJobs)

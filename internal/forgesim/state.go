@@ -25,9 +25,12 @@ type state struct {
 	hooks       map[int64]*hook
 	deliveries  []*Delivery // oldest first
 	calls       map[CallKey]int
+	callLog     []Call // bounded by maxCallLog
 	budgets     map[budgetKey]*budget
 	secondary   secondaryFault
+	stale       staleFault
 	unreachable map[string]bool // scope keys answering 404 (SetUnreachable)
+	actions     actions         // the Actions service (runner scale sets)
 }
 
 func newState() state {
@@ -48,6 +51,7 @@ func newState() state {
 		calls:       map[CallKey]int{},
 		budgets:     map[budgetKey]*budget{},
 		unreachable: map[string]bool{},
+		actions:     newActions(),
 	}
 }
 
@@ -123,6 +127,7 @@ type runner struct {
 	version   string
 	secret    string
 	jobID     int64
+	setID     int64 // the runner scale set it belongs to; 0 for pool runners
 }
 
 type job struct {
@@ -141,6 +146,9 @@ type job struct {
 	startedAt   time.Time
 	completedAt time.Time
 	duration    time.Duration // how long a stand-in runner should "run" it; 0 = its default
+	setID       int64         // the runner scale set it went to; 0 when none
+	setState    string        // setNone, setAvailable or setAssigned
+	requeues    int           // assignments that timed out (CancelAssignment)
 }
 
 type run struct {

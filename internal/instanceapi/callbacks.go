@@ -40,6 +40,36 @@ func parseStatusUpdate(body []byte) (statusUpdate, error) {
 	return u, nil
 }
 
+// parseSystemInfo decodes a system-info callback body, whatever its declared content
+// type. Unknown keys are ignored.
+func parseSystemInfo(body []byte) (systemInfo, error) {
+	var si systemInfo
+	if err := json.Unmarshal(body, &si); err != nil {
+		return systemInfo{}, errors.Join(errBadBody, err)
+	}
+	return si, nil
+}
+
+// empty reports whether the body says nothing to record.
+func (si systemInfo) empty() bool {
+	return si.OSName == "" && si.OSVersion == "" && (si.AgentID == nil || *si.AgentID == 0)
+}
+
+// applySystemInfo records what the instance reports about itself: its agent id (under
+// the rules of applyAgentID) and its OS name and version when given.
+func applySystemInfo(i *garrison.Instance, si systemInfo) error {
+	if err := applyAgentID(i, si.AgentID); err != nil {
+		return err
+	}
+	if si.OSName != "" {
+		i.OSName = si.OSName
+	}
+	if si.OSVersion != "" {
+		i.OSVersion = si.OSVersion
+	}
+	return nil
+}
+
 // readBody reads a capped request body.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
@@ -145,12 +175,12 @@ func (h *Handler) handleSystemInfo(w http.ResponseWriter, r *http.Request) {
 		h.writeErr(w, r, err)
 		return
 	}
-	var si systemInfo
-	if err := json.Unmarshal(body, &si); err != nil {
-		h.writeErr(w, r, errors.Join(errBadBody, err))
+	si, err := parseSystemInfo(body)
+	if err != nil {
+		h.writeErr(w, r, err)
 		return
 	}
-	if si.OSName == "" && si.OSVersion == "" && (si.AgentID == nil || *si.AgentID == 0) {
+	if si.empty() {
 		writeText(w, "application/json", nil)
 		return
 	}
@@ -158,16 +188,7 @@ func (h *Handler) handleSystemInfo(w http.ResponseWriter, r *http.Request) {
 		if err := tokenUsable(*i, ai.claims.CreateAttempt); err != nil {
 			return errNotAuthorized
 		}
-		if err := applyAgentID(i, si.AgentID); err != nil {
-			return err
-		}
-		if si.OSName != "" {
-			i.OSName = si.OSName
-		}
-		if si.OSVersion != "" {
-			i.OSVersion = si.OSVersion
-		}
-		return nil
+		return applySystemInfo(i, si)
 	})
 	if err != nil {
 		h.writeErr(w, r, err)

@@ -52,37 +52,6 @@ type buildT struct {
 
 func (b *buildT) TempDir() string { return b.dir }
 
-// ghForge adapts the GitHub client to Forge (cmd/garrison wires the same).
-type ghForge struct{ c *github.Client }
-
-func (g ghForge) CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error) {
-	cfg, err := g.c.CreateJITConfig(ctx, e, github.JITRequest{Name: req.Name, RunnerGroup: req.RunnerGroup, Labels: req.Labels})
-	return garrison.JITConfig{RunnerID: cfg.RunnerID, Files: cfg.Files}, err
-}
-
-func (g ghForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
-	ds, err := g.c.RunnerDownloads(ctx, e)
-	out := make([]provider.RunnerApplicationDownload, 0, len(ds))
-	for _, d := range ds {
-		out = append(out, provider.RunnerApplicationDownload{OS: d.OS, Architecture: d.Architecture,
-			DownloadURL: d.DownloadURL, Filename: d.Filename, TempDownloadToken: d.TempDownloadToken, SHA256Checksum: d.SHA256Checksum})
-	}
-	return out, err
-}
-
-func (g ghForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
-	rs, err := g.c.ListRunners(ctx, e, "")
-	out := make([]garrison.Runner, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
-	}
-	return out, err
-}
-
-func (g ghForge) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error {
-	return g.c.DeleteRunner(ctx, e, id)
-}
-
 type oneForge struct{ f Forge }
 
 func (o oneForge) Forge(context.Context, garrison.Entity) (Forge, error) { return o.f, nil }
@@ -145,7 +114,7 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.forge = ghForge{client}
+	h.forge = client // the GitHub client is a Forge as it is
 	h.tokens, _ = auth.NewTokens([]byte("test secret"), time.Hour, nil)
 	h.prov = h.newProvider()
 	return h

@@ -69,7 +69,7 @@ func (h *harness) rateLimitedEntity() (garrison.Entity, Forge, *forgesim.Sim) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return must(h.store.Entity(ctx, e.ID))(h.t), ghForge{client}, sim
+	return must(h.store.Entity(ctx, e.ID))(h.t), client, sim
 }
 
 // forgeMap serves each entity's forge.

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -11,42 +10,7 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/gitea"
 	"github.com/garrison-ci/garrison/internal/forgesim"
-	"github.com/garrison-ci/garrison/provider"
 )
-
-// giteaForge adapts the Gitea client to Forge as cmd/garrison does: runner downloads
-// come from the endpoint's releases URL; runners register with tokens, not JIT configs.
-type giteaForge struct {
-	c        *gitea.Client
-	toolsURL string
-}
-
-func (g giteaForge) CreateJITConfig(context.Context, garrison.Entity, garrison.JITRequest) (garrison.JITConfig, error) {
-	return garrison.JITConfig{}, garrison.ErrJITUnsupported
-}
-
-func (g giteaForge) RunnerDownloads(ctx context.Context, _ garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
-	ds, err := g.c.RunnerDownloads(ctx, g.toolsURL)
-	out := make([]provider.RunnerApplicationDownload, 0, len(ds))
-	for _, d := range ds {
-		arch, _, _ := strings.Cut(d.Architecture, "-")
-		out = append(out, provider.RunnerApplicationDownload{OS: d.OS, Architecture: arch, DownloadURL: d.DownloadURL, Filename: d.Filename})
-	}
-	return out, err
-}
-
-func (g giteaForge) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
-	rs, err := g.c.ListRunners(ctx, e)
-	out := make([]garrison.Runner, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy})
-	}
-	return out, err
-}
-
-func (g giteaForge) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) error {
-	return g.c.DeleteRunner(ctx, e, id)
-}
 
 // useGitea switches the harness to a Gitea organization acme whose endpoint takes its
 // runner releases from the simulator; it returns the releases URL.
@@ -65,7 +29,7 @@ func (h *harness) useGitea() string {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.forge = giteaForge{c: c, toolsURL: tools}
+	h.forge = c // the Gitea client is a Forge as it is: no JIT, downloads from the tools URL
 	return tools
 }
 

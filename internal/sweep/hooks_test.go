@@ -53,7 +53,7 @@ func TestSweepCachesTheHookListing(t *testing.T) {
 			clock := &fakeClock{now: time.Now()}
 			sw, err := New(Options{Store: e.st, Now: clock.Now, HookRecheck: time.Hour,
 				Forges: func(context.Context, garrison.Entity) (Forge, error) {
-					return ghForge{c: e.client, hookURL: hookURL}, nil
+					return ghForge{Client: e.client, hookURL: hookURL}, nil
 				}})
 			must(t, err)
 			e.sim.ResetCalls()

@@ -21,14 +21,7 @@ type Forge interface {
 }
 
 // Delivery is one webhook delivery attempt as the forge lists it.
-type Delivery struct {
-	ID          int64
-	GUID        string // stable across redeliveries
-	DeliveredAt time.Time
-	Status      string // "OK" when the receiver answered 2xx
-	StatusCode  int    // the receiver's HTTP status, 0 when it gave none
-	Redelivery  bool
-}
+type Delivery = garrison.HookDelivery
 
 // Redeliverer is implemented by forges with a hook delivery API (GitHub).
 type Redeliverer interface {

@@ -16,42 +16,25 @@ import (
 	"github.com/garrison-ci/garrison/internal/store/storetest"
 )
 
-// ghForge adapts the GitHub client to Forge and Redeliverer, as cmd/garrison does.
+// ghForge is the GitHub client as the sweep sees it through the forge hub: the client
+// serves Forge and the delivery calls of Redeliverer; the hub adds the budget and the
+// installed hook (found by the controller's webhook URL).
 type ghForge struct {
-	c       *github.Client
+	*github.Client
 	hookURL string
 }
 
-func (f ghForge) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
-	return f.c.QueuedJobs(ctx, e.Owner, e.Name)
-}
-
 func (f ghForge) Budget() (int, int, time.Time) {
-	for _, r := range f.c.RateLimits() {
-		if r.Resource == "core" {
-			return r.Remaining, r.Limit, time.Unix(r.Reset, 0)
-		}
+	rl, ok := f.RateLimit()
+	if !ok {
+		return 0, 0, time.Time{}
 	}
-	return 0, 0, time.Time{}
+	return rl.Remaining, rl.Limit, time.Unix(rl.Reset, 0)
 }
 
 func (f ghForge) InstalledHook(ctx context.Context, e garrison.Entity) (int64, error) {
-	h, err := f.c.FindHook(ctx, e, f.hookURL)
+	h, err := f.FindHook(ctx, e, f.hookURL)
 	return h.ID, err
-}
-
-func (f ghForge) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]Delivery, error) {
-	ds, err := f.c.ListHookDeliveries(ctx, e, hookID, since)
-	out := make([]Delivery, len(ds))
-	for i, d := range ds {
-		out[i] = Delivery{ID: d.ID, GUID: d.GUID, DeliveredAt: d.DeliveredAt, Status: d.Status, StatusCode: d.StatusCode,
-			Redelivery: d.Redelivery}
-	}
-	return out, err
-}
-
-func (f ghForge) Redeliver(ctx context.Context, e garrison.Entity, hookID, deliveryID int64) error {
-	return f.c.Redeliver(ctx, e, hookID, deliveryID)
 }
 
 // simEnv is a forge simulator whose repository acme/app sends webhooks to a receiver on
@@ -110,7 +93,7 @@ func newSimEnv(t *testing.T, faults forgesim.DeliveryFaults) *simEnv {
 	client, err := github.New(ep, cred, github.Options{})
 	must(t, err)
 	sw, err := New(Options{Store: st, Forges: func(context.Context, garrison.Entity) (Forge, error) {
-		return ghForge{c: client, hookURL: hookURL}, nil
+		return ghForge{Client: client, hookURL: hookURL}, nil
 	}})
 	must(t, err)
 	return &simEnv{sim: sim, st: st, repo: repo, sweep: sw, hookID: hookID, client: client, hookURL: hookURL}

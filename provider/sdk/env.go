@@ -87,17 +87,18 @@ func (e Environment) validateForCommand() error {
 	return nil
 }
 
-// decodeExtraSpecs decodes GARM_POOL_EXTRASPECS; "" and null give nil.
+// decodeExtraSpecs decodes GARM_POOL_EXTRASPECS; "" and null give nil. Refusals match
+// ErrInvalidInput.
 func decodeExtraSpecs(v string) (json.RawMessage, error) {
 	if v == "" {
 		return nil, nil
 	}
 	raw, err := base64.StdEncoding.DecodeString(v)
 	if err != nil {
-		return nil, fmt.Errorf("decoding %s: %w", provider.EnvPoolExtraSpecs, err)
+		return nil, invalidInput{fmt.Errorf("decoding %s: %w", provider.EnvPoolExtraSpecs, err)}
 	}
 	if !json.Valid(raw) {
-		return nil, fmt.Errorf("%s is not valid JSON", provider.EnvPoolExtraSpecs)
+		return nil, invalidInput{fmt.Errorf("%s is not valid JSON", provider.EnvPoolExtraSpecs)}
 	}
 	if string(raw) == "null" {
 		return nil, nil

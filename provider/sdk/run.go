@@ -71,7 +71,7 @@ func run(ctx context.Context, getenv func(string) string, stdin io.Reader, f Fac
 }
 
 // readBootstrap decodes and checks the CreateInstance stdin document and
-// fills a missing extra_specs with {}.
+// fills a missing extra_specs with {}. Refusals match ErrInvalidInput.
 func readBootstrap(stdin io.Reader) (provider.BootstrapInstance, error) {
 	var bi provider.BootstrapInstance
 	data, err := io.ReadAll(io.LimitReader(stdin, maxStdin))
@@ -79,13 +79,13 @@ func readBootstrap(stdin io.Reader) (provider.BootstrapInstance, error) {
 		return bi, fmt.Errorf("reading stdin: %w", err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return bi, errors.New("no bootstrap instance on stdin")
+		return bi, invalidInput{errors.New("no bootstrap instance on stdin")}
 	}
 	if err := json.Unmarshal(data, &bi); err != nil {
-		return bi, fmt.Errorf("decoding bootstrap instance from stdin: %w", err)
+		return bi, invalidInput{fmt.Errorf("decoding bootstrap instance from stdin: %w", err)}
 	}
 	if bi.Name == "" {
-		return bi, errors.New("bootstrap instance has no name")
+		return bi, invalidInput{errors.New("bootstrap instance has no name")}
 	}
 	if t := bytes.TrimSpace(bi.ExtraSpecs); len(t) == 0 || string(t) == "null" {
 		bi.ExtraSpecs = json.RawMessage(`{}`)

@@ -33,7 +33,17 @@ var (
 	ErrDuplicate = errors.New("duplicate entity")
 	// ErrUnsupported reports an optional command the provider lacks (exit 1).
 	ErrUnsupported = errors.New("command not supported by this provider")
+	// ErrInvalidInput marks what the SDK refuses of the manager's input: the stdin
+	// document or GARM_POOL_EXTRASPECS (exit 1).
+	ErrInvalidInput = errors.New("invalid input from the manager")
 )
+
+// invalidInput is an input error: its message is the cause's, and it matches both
+// ErrInvalidInput and the cause.
+type invalidInput struct{ err error }
+
+func (e invalidInput) Error() string   { return e.err.Error() }
+func (e invalidInput) Unwrap() []error { return []error{ErrInvalidInput, e.err} }
 
 // Provider is what every provider implements. instance is GARM_INSTANCE_ID:
 // the provider_id, or the instance name when the manager has no

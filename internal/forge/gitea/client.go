@@ -18,8 +18,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/provider"
 )
 
 // Instance is the scope of instance-wide runners, tokens and hooks.
@@ -29,18 +32,30 @@ var Instance = garrison.Entity{}
 type Options struct {
 	Transport http.RoundTripper // default: a clone of http.DefaultTransport
 	Logger    *slog.Logger
+	// DownloadsTTL is how long the runner download list is reused (default 30 min).
+	DownloadsTTL time.Duration
+	// Now is the clock of the download cache (default time.Now).
+	Now func() time.Time
 }
 
 // Client talks to one Gitea server with one token. It is safe for concurrent use.
 type Client struct {
-	api   string // .../api/v1
-	token string
-	http  *http.Client
-	log   *slog.Logger
+	api      string // .../api/v1
+	toolsURL string // the runner releases list (Endpoint.ToolsMetadataURL)
+	token    string
+	http     *http.Client
+	log      *slog.Logger
+	ttl      time.Duration
+	now      func() time.Time
+
+	mu          sync.Mutex // guards downloads and downloadsAt
+	downloads   []provider.RunnerApplicationDownload
+	downloadsAt time.Time
 }
 
 // New returns a client for the endpoint (APIBaseURL, else BaseURL; "/api/v1" is appended
-// when missing) and PAT credentials.
+// when missing) and PAT credentials. Runner downloads come from the endpoint's
+// ToolsMetadataURL (default garrison.DefaultGiteaToolsURL).
 func New(ep garrison.Endpoint, cred garrison.Credentials, opts Options) (*Client, error) {
 	if cred.PAT == "" {
 		return nil, garrison.Errorf(garrison.EInvalid, "gitea: credentials %q have no token", cred.Name)
@@ -63,7 +78,18 @@ func New(ep garrison.Endpoint, cred garrison.Credentials, opts Options) (*Client
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Client{api: base, token: cred.PAT, http: &http.Client{Transport: rt}, log: opts.Logger}, nil
+	if opts.DownloadsTTL <= 0 {
+		opts.DownloadsTTL = 30 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	tools := ep.ToolsMetadataURL
+	if tools == "" {
+		tools = garrison.DefaultGiteaToolsURL
+	}
+	return &Client{api: base, toolsURL: tools, token: cred.PAT, http: &http.Client{Transport: rt}, log: opts.Logger,
+		ttl: opts.DownloadsTTL, now: opts.Now}, nil
 }
 
 func transport(rt http.RoundTripper, ca []byte) (http.RoundTripper, error) {
@@ -87,6 +113,14 @@ func transport(rt http.RoundTripper, ca []byte) (http.RoundTripper, error) {
 	}
 	ht.TLSClientConfig.RootCAs = pool
 	return ht, nil
+}
+
+// scopeName names a scope in messages.
+func scopeName(e garrison.Entity) string {
+	if e.Type == "" {
+		return "the instance"
+	}
+	return e.FullName()
 }
 
 // scopePath maps an entity to its API path prefix.
@@ -134,11 +168,24 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) (*htt
 		return resp, apiError(method, path, resp.StatusCode, b)
 	}
 	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			return resp, fmt.Errorf("gitea: %s %s: decode: %w", method, path, err)
+		if err := decode(b, out); err != nil {
+			return resp, fmt.Errorf("gitea: %s %s: %w", method, path, err)
 		}
 	}
 	return resp, nil
+}
+
+// errMalformed classifies an answer garrison cannot read: the forge said something, but
+// not what its API documents.
+var errMalformed = &garrison.Error{Code: garrison.EUnprocessable, Message: "the forge's answer is malformed"}
+
+// decode decodes a JSON answer into out; a malformed one wraps errMalformed (and the
+// JSON error).
+func decode(b []byte, out any) error {
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%w: %w", errMalformed, err)
+	}
+	return nil
 }
 
 func apiError(method, path string, status int, body []byte) error {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -103,13 +104,19 @@ func TestHooksAndJobs(t *testing.T) {
 		sk.mu.Unlock()
 	}))
 	t.Cleanup(srv.Close)
-	h, err := c.CreateHook(ctx, org, srv.URL, "k")
+	h, err := c.InstallHook(ctx, org, srv.URL, "k")
 	if err != nil || h.ID == 0 {
-		t.Fatalf("create hook: %+v %v", h, err)
+		t.Fatalf("install hook: %+v %v", h, err)
+	}
+	if _, err := c.InstallHook(ctx, org, srv.URL+"/", "k"); !errors.Is(err, garrison.ErrConflict) {
+		t.Fatalf("install twice: %v, want a conflict", err)
 	}
 	hs, err := c.ListHooks(ctx, org)
 	if err != nil || len(hs) != 1 || hs[0].URL != srv.URL {
 		t.Fatalf("list hooks: %+v %v", hs, err)
+	}
+	if found, err := c.FindHook(ctx, org, strings.ToUpper(srv.URL)); err != nil || found.ID != h.ID {
+		t.Fatalf("find hook: %+v %v", found, err)
 	}
 	a, _ := sim.QueueJob("acme/app", "ubuntu")
 	b, _ := sim.QueueJob("acme/app", "gpu")
@@ -152,10 +159,58 @@ func TestHooksAndJobs(t *testing.T) {
 	if last.JobID != b || last.Conclusion != "cancelled" || last.RunnerName != "" {
 		t.Fatalf("cancelled event: %+v", last)
 	}
-	if err := c.DeleteHook(ctx, org, h.ID); err != nil {
+	if err := c.RemoveHook(ctx, org, srv.URL); err != nil {
 		t.Fatal(err)
 	}
+	if err := c.RemoveHook(ctx, org, srv.URL); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("remove twice: %v", err)
+	}
 	if err := c.DeleteHook(ctx, org, h.ID); !errors.Is(err, garrison.ErrNotFound) {
-		t.Fatalf("delete twice: %v", err)
+		t.Fatalf("delete a removed hook: %v", err)
+	}
+}
+
+// TestNoJITConfigs checks that Gitea's answer to a JIT request is the domain's sentinel,
+// wrapped, and calls nothing.
+func TestNoJITConfigs(t *testing.T) {
+	sim, c := setup(t)
+	sim.ResetCalls()
+	_, err := c.CreateJITConfig(t.Context(), org, garrison.JITRequest{Name: "x"})
+	if !errors.Is(err, garrison.ErrJITUnsupported) || errors.Is(err, garrison.ErrNotFound) || !strings.Contains(err.Error(), "acme") {
+		t.Fatalf("err %v, want garrison.ErrJITUnsupported naming the organization", err)
+	}
+	if len(sim.Calls()) != 0 {
+		t.Fatalf("calls %v, want none", sim.Calls())
+	}
+}
+
+// TestEndlessListingIsBounded: a server that always answers a full page of hooks (its
+// listing never ends) gets an EUnprocessable error after a bounded number of pages, not
+// an endless loop; a malformed answer is EUnprocessable too.
+func TestEndlessListingIsBounded(t *testing.T) {
+	var pages atomic.Int32
+	full := "[" + strings.TrimSuffix(strings.Repeat(`{"id":1,"config":{"url":"https://x"}},`, 50), ",") + "]"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages.Add(1)
+		if strings.Contains(r.URL.Path, "/orgs/broken/") {
+			_, _ = io.WriteString(w, `{"runners":[{"id":"one"}]}`)
+			return
+		}
+		_, _ = io.WriteString(w, full)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := gitea.New(garrison.Endpoint{Name: "g", BaseURL: srv.URL}, garrison.Credentials{PAT: token}, gitea.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListHooks(t.Context(), org); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Fatalf("endless listing: %v, want EUnprocessable", err)
+	}
+	if n := pages.Load(); n > 1000 {
+		t.Fatalf("%d pages fetched, want at most 1000", n)
+	}
+	broken := garrison.Entity{Type: garrison.Organization, Name: "broken"}
+	if _, err := c.ListRunners(t.Context(), broken); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Fatalf("malformed answer: %v, want EUnprocessable", err)
 	}
 }

@@ -10,17 +10,6 @@ import (
 	"github.com/garrison-ci/garrison"
 )
 
-// Runner is a registered Gitea runner.
-type Runner struct {
-	ID        int64
-	Name      string
-	Status    string // online or offline
-	Busy      bool
-	Disabled  bool
-	Ephemeral bool
-	Labels    []string
-}
-
 type runnerJSON struct {
 	ID        int64  `json:"id"`
 	Name      string `json:"name"`
@@ -33,12 +22,18 @@ type runnerJSON struct {
 	} `json:"labels"`
 }
 
-func (r runnerJSON) runner() Runner {
-	out := Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Disabled: r.Disabled, Ephemeral: r.Ephemeral}
+func (r runnerJSON) runner() garrison.Runner {
+	out := garrison.Runner{ID: r.ID, Name: r.Name, Status: r.Status, Busy: r.Busy, Ephemeral: r.Ephemeral}
 	for _, l := range r.Labels {
 		out.Labels = append(out.Labels, l.Name)
 	}
 	return out
+}
+
+// CreateJITConfig always fails: Gitea has no just-in-time runner configurations; its
+// runners register with RegistrationToken. The error wraps garrison.ErrJITUnsupported.
+func (c *Client) CreateJITConfig(_ context.Context, e garrison.Entity, _ garrison.JITRequest) (garrison.JITConfig, error) {
+	return garrison.JITConfig{}, fmt.Errorf("gitea: JIT config for %s %q: %w", e.Type, e.FullName(), garrison.ErrJITUnsupported)
 }
 
 // RegistrationToken returns the scope's registration token (Gitea keeps one per scope).
@@ -56,18 +51,36 @@ func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (stri
 
 const pageSize = 50
 
+// maxPages bounds every listing: a forge that keeps answering full pages (or a total it
+// never reaches) gets an error, not an endless loop.
+const maxPages = 1000
+
+// errTooManyPages answers a listing longer than maxPages pages.
+func errTooManyPages(what string) error {
+	return fmt.Errorf("gitea: %s: more than %d pages: %w", what, maxPages, errMalformed)
+}
+
+// runnerPage is one page of a runner listing.
+type runnerPage struct {
+	Runners    []runnerJSON `json:"runners"`
+	TotalCount int          `json:"total_count"`
+}
+
+// jobPage is one page of a job listing.
+type jobPage struct {
+	Jobs       []jobJSON `json:"jobs"`
+	TotalCount int       `json:"total_count"`
+}
+
 // ListRunners returns every runner of the scope.
-func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, error) {
+func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	p, err := scopePath(e)
 	if err != nil {
 		return nil, err
 	}
-	var out []Runner
-	for page := 1; ; page++ {
-		var pg struct {
-			Runners    []runnerJSON `json:"runners"`
-			TotalCount int          `json:"total_count"`
-		}
+	var out []garrison.Runner
+	for page := 1; page <= maxPages; page++ {
+		var pg runnerPage
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/actions/runners?page=%d&limit=%d", p, page, pageSize), nil, &pg); err != nil {
 			return nil, err
 		}
@@ -78,13 +91,14 @@ func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]Runner, 
 			return out, nil
 		}
 	}
+	return nil, errTooManyPages("list runners")
 }
 
 // GetRunner returns one runner (ENotFound when gone).
-func (c *Client) GetRunner(ctx context.Context, e garrison.Entity, id int64) (Runner, error) {
+func (c *Client) GetRunner(ctx context.Context, e garrison.Entity, id int64) (garrison.Runner, error) {
 	p, err := scopePath(e)
 	if err != nil {
-		return Runner{}, err
+		return garrison.Runner{}, err
 	}
 	var r runnerJSON
 	_, err = c.do(ctx, http.MethodGet, p+"/actions/runners/"+strconv.FormatInt(id, 10), nil, &r)
@@ -101,14 +115,6 @@ func (c *Client) DeleteRunner(ctx context.Context, e garrison.Entity, id int64) 
 	return err
 }
 
-// Hook is an installed Gitea webhook.
-type Hook struct {
-	ID     int64
-	URL    string
-	Events []string
-	Active bool
-}
-
 type hookJSON struct {
 	ID     int64             `json:"id"`
 	Active bool              `json:"active"`
@@ -116,15 +122,21 @@ type hookJSON struct {
 	Config map[string]string `json:"config"`
 }
 
-func (h hookJSON) hook() Hook {
-	return Hook{ID: h.ID, URL: h.Config["url"], Events: h.Events, Active: h.Active}
+func (h hookJSON) hook() garrison.Hook {
+	return garrison.Hook{ID: h.ID, URL: h.Config["url"], Events: h.Events, Active: h.Active}
 }
 
-// CreateHook installs a workflow_job webhook signed with secret.
-func (c *Client) CreateHook(ctx context.Context, e garrison.Entity, url, secret string) (Hook, error) {
+// InstallHook installs a workflow_job webhook signed with secret. An existing hook with
+// the same URL gives EConflict.
+func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret string) (garrison.Hook, error) {
 	p, err := scopePath(e)
 	if err != nil {
-		return Hook{}, err
+		return garrison.Hook{}, err
+	}
+	if _, err := c.FindHook(ctx, e, url); err == nil {
+		return garrison.Hook{}, garrison.Errorf(garrison.EConflict, "gitea: a hook for %s is already installed on %s", url, scopeName(e))
+	} else if garrison.CodeOf(err) != garrison.ENotFound {
+		return garrison.Hook{}, err
 	}
 	in := map[string]any{
 		"type": "gitea", "active": true, "events": []string{"workflow_job"},
@@ -136,13 +148,13 @@ func (c *Client) CreateHook(ctx context.Context, e garrison.Entity, url, secret 
 }
 
 // ListHooks returns every hook of the scope.
-func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]Hook, error) {
+func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]garrison.Hook, error) {
 	p, err := scopePath(e)
 	if err != nil {
 		return nil, err
 	}
-	var out []Hook
-	for page := 1; ; page++ {
+	var out []garrison.Hook
+	for page := 1; page <= maxPages; page++ {
 		var hs []hookJSON
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/hooks?page=%d&limit=%d", p, page, pageSize), nil, &hs); err != nil {
 			return nil, err
@@ -154,9 +166,33 @@ func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]Hook, erro
 			return out, nil
 		}
 	}
+	return nil, errTooManyPages("list hooks")
 }
 
-// DeleteHook removes a hook.
+// FindHook returns the hook whose URL is url (garrison.SameHookURL), or ENotFound.
+func (c *Client) FindHook(ctx context.Context, e garrison.Entity, url string) (garrison.Hook, error) {
+	hooks, err := c.ListHooks(ctx, e)
+	if err != nil {
+		return garrison.Hook{}, err
+	}
+	for _, h := range hooks {
+		if garrison.SameHookURL(h.URL, url) {
+			return h, nil
+		}
+	}
+	return garrison.Hook{}, garrison.Errorf(garrison.ENotFound, "gitea: no hook for %s on %s", url, scopeName(e))
+}
+
+// RemoveHook deletes the hook whose URL is url (ENotFound when there is none).
+func (c *Client) RemoveHook(ctx context.Context, e garrison.Entity, url string) error {
+	h, err := c.FindHook(ctx, e, url)
+	if err != nil {
+		return err
+	}
+	return c.DeleteHook(ctx, e, h.ID)
+}
+
+// DeleteHook removes a hook by its id.
 func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) error {
 	p, err := scopePath(e)
 	if err != nil {
@@ -165,6 +201,9 @@ func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) er
 	_, err = c.do(ctx, http.MethodDelete, p+"/hooks/"+strconv.FormatInt(id, 10), nil, nil)
 	return err
 }
+
+// RateLimit reports no budget: Gitea sends no rate-limit headers.
+func (c *Client) RateLimit() (garrison.RateLimit, bool) { return garrison.RateLimit{}, false }
 
 type jobJSON struct {
 	ID         int64    `json:"id"`
@@ -186,24 +225,27 @@ func (c *Client) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.
 		return nil, err
 	}
 	var out []garrison.Job
-	for page := 1; ; page++ {
-		var pg struct {
-			Jobs       []jobJSON `json:"jobs"`
-			TotalCount int       `json:"total_count"`
-		}
+	for page := 1; page <= maxPages; page++ {
+		var pg jobPage
 		if _, err := c.do(ctx, http.MethodGet, fmt.Sprintf("%s/actions/jobs?status=queued&page=%d&limit=%d", p, page, pageSize), nil, &pg); err != nil {
 			return nil, err
 		}
 		for _, j := range pg.Jobs {
-			created, _ := time.Parse(time.RFC3339, j.CreatedAt)
-			out = append(out, garrison.Job{
-				ID: j.ID, RunID: j.RunID, Action: garrison.JobQueued, Status: j.Status, Conclusion: j.Conclusion,
-				Name: j.Name, Labels: j.Labels, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
-				WorkflowRunURL: garrison.RunPageURL(j.HTMLURL, "", j.RunID), CreatedAt: created,
-			})
+			out = append(out, j.job())
 		}
 		if len(pg.Jobs) < pageSize || len(out) >= pg.TotalCount {
 			return out, nil
 		}
+	}
+	return nil, errTooManyPages("list jobs")
+}
+
+// job is the queued job in the domain's shape; an unreadable creation time is zero.
+func (j jobJSON) job() garrison.Job {
+	created, _ := time.Parse(time.RFC3339, j.CreatedAt)
+	return garrison.Job{
+		ID: j.ID, RunID: j.RunID, Action: garrison.JobQueued, Status: j.Status, Conclusion: j.Conclusion,
+		Name: j.Name, Labels: j.Labels, RunnerID: j.RunnerID, RunnerName: j.RunnerName,
+		WorkflowRunURL: garrison.RunPageURL(j.HTMLURL, "", j.RunID), CreatedAt: created,
 	}
 }

@@ -2,7 +2,6 @@ package gitea
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,15 +9,8 @@ import (
 	"strings"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/provider"
 )
-
-// Download is one runner binary of a release.
-type Download struct {
-	OS           string // linux, windows, ...
-	Architecture string // amd64, arm64, arm-7, ...
-	Filename     string
-	DownloadURL  string
-}
 
 type releaseJSON struct {
 	TagName string `json:"tag_name"`
@@ -36,16 +28,41 @@ const MinRunnerVersion = "v0.2.12"
 // them gitea-runner-<version>-<os>-<arch>, older ones act_runner-<version>-<os>-<arch>.
 var runnerPrefixes = []string{"gitea-runner-", "act_runner-"}
 
-// RunnerDownloads lists the runner binaries of the first release at toolsURL (a releases
+// RunnerDownloads lists the runner binaries of the endpoint's runner releases (the same
+// for every entity), fetched at most once per Options.DownloadsTTL; see
+// fetchDownloads for which release is chosen.
+func (c *Client) RunnerDownloads(ctx context.Context, _ garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
+	c.mu.Lock()
+	ds, at := c.downloads, c.downloadsAt
+	c.mu.Unlock()
+	if ds != nil && c.now().Sub(at) < c.ttl {
+		return ds, nil
+	}
+	ds, err := c.fetchDownloads(ctx, c.toolsURL)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.downloads, c.downloadsAt = ds, c.now()
+	c.mu.Unlock()
+	return ds, nil
+}
+
+// fetchDownloads lists the runner binaries of the first release at toolsURL (a releases
 // API URL in Gitea's shape, newest first: the endpoint's tools_metadata_url, by default
 // gitea.com's runner releases) whose version is MinRunnerVersion or newer and which has
 // runner binaries. Checksum and compressed assets are skipped. When no release
 // qualifies, or the URL answers 404, the error has code ENotFound and says why.
-func (c *Client) RunnerDownloads(ctx context.Context, toolsURL string) ([]Download, error) {
+func (c *Client) fetchDownloads(ctx context.Context, toolsURL string) ([]provider.RunnerApplicationDownload, error) {
 	rels, err := c.releases(ctx, toolsURL)
 	if err != nil {
 		return nil, err
 	}
+	return pickDownloads(rels, toolsURL)
+}
+
+// pickDownloads chooses the release (see fetchDownloads) and lists its runner binaries.
+func pickDownloads(rels []releaseJSON, toolsURL string) ([]provider.RunnerApplicationDownload, error) {
 	if len(rels) == 0 {
 		return nil, garrison.Errorf(garrison.ENotFound, "gitea: %s lists no runner release", toolsURL)
 	}
@@ -83,20 +100,26 @@ func (c *Client) releases(ctx context.Context, toolsURL string) ([]releaseJSON, 
 	default:
 		return nil, garrison.Errorf(garrison.EInternal, "gitea: runner releases at %s: HTTP %d", toolsURL, resp.StatusCode)
 	}
-	var rels []releaseJSON
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&rels); err != nil {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
 		return nil, fmt.Errorf("gitea: runner releases: %w", err)
+	}
+	var rels []releaseJSON
+	if err := decode(b, &rels); err != nil {
+		return nil, fmt.Errorf("gitea: runner releases at %s: %w", toolsURL, err)
 	}
 	return rels, nil
 }
 
-// parseAssets maps <prefix><version>-<os>-<arch>[.exe] assets to downloads.
-func parseAssets(rel releaseJSON) []Download {
+// parseAssets maps <prefix><version>-<os>-<arch>[.exe] assets to downloads. The
+// architecture is Go's name: a variant suffix is dropped (arm-7 is arm). An asset whose
+// download URL is not an http(s) URL is skipped: instances fetch it.
+func parseAssets(rel releaseJSON) []provider.RunnerApplicationDownload {
 	version := strings.TrimPrefix(rel.TagName, "v")
-	var out []Download
+	var out []provider.RunnerApplicationDownload
 	for _, a := range rel.Assets {
 		rest, ok := cutRunnerPrefix(a.Name, version)
-		if !ok || strings.HasSuffix(rest, ".sha256") || strings.HasSuffix(rest, ".xz") {
+		if !ok || strings.HasSuffix(rest, ".sha256") || strings.HasSuffix(rest, ".xz") || !garrison.ValidURL(a.URL) {
 			continue
 		}
 		rest = strings.TrimSuffix(rest, ".exe")
@@ -104,7 +127,8 @@ func parseAssets(rel releaseJSON) []Download {
 		if !ok || os == "" || arch == "" {
 			continue
 		}
-		out = append(out, Download{OS: os, Architecture: arch, Filename: a.Name, DownloadURL: a.URL})
+		arch, _, _ = strings.Cut(arch, "-")
+		out = append(out, provider.RunnerApplicationDownload{OS: os, Architecture: arch, Filename: a.Name, DownloadURL: a.URL})
 	}
 	return out
 }

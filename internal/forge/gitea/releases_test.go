@@ -4,14 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/gitea"
 	"github.com/garrison-ci/garrison/internal/forgesim"
 )
 
-// newReleasesClient starts a simulator and returns a client of it and its URL.
-func newReleasesClient(t *testing.T) (*forgesim.Sim, *gitea.Client, string) {
+// startReleasesSim starts a simulator and returns it and its URL.
+func startReleasesSim(t *testing.T) (*forgesim.Sim, string) {
 	t.Helper()
 	sim := forgesim.New(forgesim.Options{})
 	url, err := sim.Start("127.0.0.1:0")
@@ -20,17 +21,26 @@ func newReleasesClient(t *testing.T) (*forgesim.Sim, *gitea.Client, string) {
 	}
 	t.Cleanup(func() { sim.Close() })
 	sim.AddToken("tok")
-	c, err := gitea.New(garrison.Endpoint{Name: "g", Type: garrison.Gitea, BaseURL: url, APIBaseURL: url + "/api/v1"},
-		garrison.Credentials{Name: "c", PAT: "tok"}, gitea.Options{})
+	return sim, url
+}
+
+// toolsClient returns a client of the simulator at url whose runner releases are at tools.
+func toolsClient(t *testing.T, url, tools string, o gitea.Options) *gitea.Client {
+	t.Helper()
+	c, err := gitea.New(garrison.Endpoint{Name: "g", Type: garrison.Gitea, BaseURL: url, APIBaseURL: url + "/api/v1",
+		ToolsMetadataURL: tools}, garrison.Credentials{Name: "c", PAT: "tok"}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sim, c, url
+	return c
 }
 
+const releasesPath = "/api/v1/repos/gitea/runner/releases"
+
 func TestRunnerDownloadsFromTheReleasesAPI(t *testing.T) {
-	_, c, url := newReleasesClient(t)
-	ds, err := c.RunnerDownloads(t.Context(), url+"/api/v1/repos/gitea/runner/releases")
+	_, url := startReleasesSim(t)
+	c := toolsClient(t, url, url+releasesPath, gitea.Options{})
+	ds, err := c.RunnerDownloads(t.Context(), org)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,16 +49,47 @@ func TestRunnerDownloadsFromTheReleasesAPI(t *testing.T) {
 		got[d.OS+"/"+d.Architecture] = d.DownloadURL
 	}
 	want := "gitea-runner-" + forgesim.GiteaRunnerVersion + "-linux-amd64"
-	if got["linux/amd64"] != url+"/_sim/downloads/"+want || got["windows/amd64"] == "" || got["linux/arm64"] == "" || got["linux/arm-7"] == "" {
+	if got["linux/amd64"] != url+"/_sim/downloads/"+want || got["windows/amd64"] == "" || got["linux/arm64"] == "" || got["linux/arm"] == "" {
 		t.Errorf("downloads %v", got)
 	}
 	if len(ds) != 4 {
 		t.Errorf("%d downloads, want 4 (.xz and .sha256 skipped): %+v", len(ds), ds)
 	}
 	for _, bad := range []string{"ftp://x/y", url + "/nope"} {
-		if _, err := c.RunnerDownloads(t.Context(), bad); err == nil {
+		if _, err := toolsClient(t, url, bad, gitea.Options{}).RunnerDownloads(t.Context(), org); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
+	}
+}
+
+// TestRunnerDownloadsAreCached checks that the release list is fetched once per TTL,
+// whatever the entity: a new release shows only once the TTL passed.
+func TestRunnerDownloadsAreCached(t *testing.T) {
+	sim, url := startReleasesSim(t)
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := toolsClient(t, url, url+releasesPath, gitea.Options{DownloadsTTL: time.Hour, Now: func() time.Time { return now }})
+	linuxAMD64 := func(e garrison.Entity) string {
+		ds, err := c.RunnerDownloads(t.Context(), e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if d.OS == "linux" && d.Architecture == "amd64" {
+				return d.Filename
+			}
+		}
+		t.Fatalf("no linux/amd64 download in %+v", ds)
+		return ""
+	}
+	first := linuxAMD64(org)
+	sim.SetGiteaReleases([]forgesim.GiteaRelease{{Tag: "v9.0.0", Assets: []string{"gitea-runner-9.0.0-linux-amd64"}}})
+	now = now.Add(59 * time.Minute)
+	if got := linuxAMD64(garrison.Entity{Type: garrison.Repository, Owner: "acme", Name: "app"}); got != first {
+		t.Fatalf("within the TTL: %s, want the cached %s", got, first)
+	}
+	now = now.Add(time.Minute)
+	if got := linuxAMD64(org); got != "gitea-runner-9.0.0-linux-amd64" {
+		t.Fatalf("after the TTL: %s, want the new release", got)
 	}
 }
 
@@ -80,9 +121,9 @@ func TestRunnerDownloadsPicksAUsableRelease(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sim, c, url := newReleasesClient(t)
+			sim, url := startReleasesSim(t)
 			sim.SetGiteaReleases(tt.releases)
-			ds, err := c.RunnerDownloads(t.Context(), url+"/api/v1/repos/gitea/runner/releases")
+			ds, err := toolsClient(t, url, url+releasesPath, gitea.Options{}).RunnerDownloads(t.Context(), org)
 			if tt.want == "" {
 				if !errors.Is(err, garrison.ErrNotFound) || !strings.Contains(err.Error(), url) {
 					t.Fatalf("err %v, want a not-found error naming the URL", err)

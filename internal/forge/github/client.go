@@ -52,6 +52,17 @@ type Options struct {
 	// sent (default 2s: GitHub's reset times are whole seconds). A longer one fails the
 	// call at once with a *garrison.RateLimitError.
 	MaxWait time.Duration
+	// ReleaseSpacing is the least time between two calls released after a rate limit
+	// (default 250ms); ReleaseWindow is how long after the limit's end calls stay paced so
+	// (default 10s). See pacing.go.
+	ReleaseSpacing, ReleaseWindow time.Duration
+	// RetryBackoff is the first backoff after a rate-limit answer the forge gives no
+	// usable wait for, or a repeated one (default 1s); it doubles per answer in a row up
+	// to MaxBackoff (default 5 min).
+	RetryBackoff, MaxBackoff time.Duration
+	// Rand returns a uniform random number in [0, n) for the jitters (default
+	// math/rand/v2).
+	Rand func(n int64) int64
 }
 
 // Client talks to one GitHub or GHES endpoint with one credential. It is safe for
@@ -84,6 +95,7 @@ func New(ep garrison.Endpoint, cred garrison.Credentials, opts Options) (*Client
 	if opts.MaxWait <= 0 {
 		opts.MaxWait = 2 * time.Second
 	}
+	opts = pacingDefaults(opts)
 	base, err := baseTransport(opts.Transport, ep.CACertBundle)
 	if err != nil {
 		return nil, err

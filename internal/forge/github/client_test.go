@@ -110,7 +110,7 @@ func testRunners(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 		if e.Type == garrison.Organization {
 			group = "GPU"
 		}
-		cfg, err := c.CreateJITConfig(ctx, e, github.JITRequest{Name: "jit-" + string(e.Type), RunnerGroup: group, Labels: []string{"self-hosted", "linux"}})
+		cfg, err := c.CreateJITConfig(ctx, e, garrison.JITRequest{Name: "jit-" + string(e.Type), RunnerGroup: group, Labels: []string{"self-hosted", "linux"}})
 		if err != nil {
 			t.Fatalf("%s: jit: %v", e.Type, err)
 		}
@@ -120,15 +120,15 @@ func testRunners(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 		if _, err := base64.StdEncoding.DecodeString(cfg.Files[".runner"]); err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.CreateJITConfig(ctx, e, github.JITRequest{Name: "jit-" + string(e.Type), RunnerGroup: group, Labels: []string{"x"}})
+		_, err = c.CreateJITConfig(ctx, e, garrison.JITRequest{Name: "jit-" + string(e.Type), RunnerGroup: group, Labels: []string{"x"}})
 		if !errors.Is(err, garrison.ErrConflict) {
 			t.Fatalf("duplicate: %v", err)
 		}
-		tok, exp, err := c.RegistrationToken(ctx, e)
-		if err != nil || tok == "" || exp.IsZero() {
-			t.Fatalf("registration token: %q %v %v", tok, exp, err)
+		tok, err := c.RegistrationToken(ctx, e)
+		if err != nil || tok == "" {
+			t.Fatalf("registration token: %q %v", tok, err)
 		}
-		rs, err := c.ListRunners(ctx, e, "")
+		rs, err := c.ListRunners(ctx, e)
 		if err != nil || len(rs) != 1 || rs[0].ID != cfg.RunnerID || rs[0].Status != "offline" {
 			t.Fatalf("list: %+v %v", rs, err)
 		}
@@ -146,7 +146,7 @@ func testRunners(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 	if _, err := c.RunnerDownloads(ctx, repoEntity); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateJITConfig(ctx, orgEntity, github.JITRequest{Name: "x", RunnerGroup: "nope", Labels: []string{"x"}}); !errors.Is(err, garrison.ErrNotFound) {
+	if _, err := c.CreateJITConfig(ctx, orgEntity, garrison.JITRequest{Name: "x", RunnerGroup: "nope", Labels: []string{"x"}}); !errors.Is(err, garrison.ErrNotFound) {
 		t.Fatalf("unknown group: %v", err)
 	}
 }
@@ -197,7 +197,7 @@ func testQueuedJobs(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 	ctx := t.Context()
 	a, _ := sim.QueueJob("acme/app", "linux")
 	b, _ := sim.QueueJob("acme/app", "gpu")
-	tok, _, err := c.RegistrationToken(ctx, repoEntity)
+	tok, err := c.RegistrationToken(ctx, repoEntity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,9 +214,12 @@ func testQueuedJobs(t *testing.T, sim *forgesim.Sim, c *github.Client) {
 	if err := c.DeleteRunner(ctx, repoEntity, rn.ID); !errors.Is(err, garrison.ErrUnprocessable) {
 		t.Fatalf("delete busy: %v", err)
 	}
-	jobs, err := c.QueuedJobs(ctx, "acme", "app")
+	jobs, err := c.QueuedJobs(ctx, repoEntity)
 	if err != nil || len(jobs) != 1 || jobs[0].ID != b || jobs[0].Labels[0] != "gpu" {
 		t.Fatalf("queued jobs: %+v %v", jobs, err)
+	}
+	if jobs, err := c.QueuedJobs(ctx, orgEntity); err != nil || len(jobs) != 0 {
+		t.Fatalf("queued jobs of an organization: %+v %v, want none (GitHub lists runs per repository)", jobs, err)
 	}
 	wantRunPage(t, jobs[0])
 }
@@ -225,7 +228,7 @@ func TestPaginationAndETag(t *testing.T) {
 	sim, url := startSim(t, forgesim.Options{})
 	c := newClient(t, url, forms[0], patCreds())
 	ctx := t.Context()
-	tok, _, err := c.RegistrationToken(ctx, orgEntity)
+	tok, err := c.RegistrationToken(ctx, orgEntity)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,16 +237,15 @@ func TestPaginationAndETag(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rs, err := c.ListRunners(ctx, orgEntity, "")
+	rs, err := c.ListRunners(ctx, orgEntity)
 	if err != nil || len(rs) != 105 {
 		t.Fatalf("list: %d %v", len(rs), err)
 	}
-	one, err := c.ListRunners(ctx, orgEntity, "r042")
-	if err != nil || len(one) != 1 {
-		t.Fatalf("by name: %v %v", one, err)
+	if rs[42].Name != "r042" {
+		t.Fatalf("runner 42 is %q, want r042 (pages out of order)", rs[42].Name)
 	}
 	used := sim.Budget(pat, "core").Used
-	if _, err := c.ListRunners(ctx, orgEntity, ""); err != nil {
+	if _, err := c.ListRunners(ctx, orgEntity); err != nil {
 		t.Fatal(err)
 	}
 	if after := sim.Budget(pat, "core").Used; after != used {
@@ -260,7 +262,7 @@ func TestRateLimitWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 7 {
-		if _, _, err := c.RegistrationToken(t.Context(), repoEntity); err != nil {
+		if _, err := c.RegistrationToken(t.Context(), repoEntity); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
@@ -301,7 +303,7 @@ func TestLongRateLimitFailsAtOnce(t *testing.T) {
 			}
 			var err error
 			for range 3 {
-				if _, _, err = c.RegistrationToken(t.Context(), repoEntity); err != nil {
+				if _, err = c.RegistrationToken(t.Context(), repoEntity); err != nil {
 					break
 				}
 			}
@@ -312,7 +314,7 @@ func TestLongRateLimitFailsAtOnce(t *testing.T) {
 			if garrison.CodeOf(err) != garrison.EUnavailable {
 				t.Fatalf("code %s, want %s", garrison.CodeOf(err), garrison.EUnavailable)
 			}
-			if _, _, err := c.RegistrationToken(t.Context(), repoEntity); !errors.As(err, &rl) {
+			if _, err := c.RegistrationToken(t.Context(), repoEntity); !errors.As(err, &rl) {
 				t.Fatalf("next call: %v, want the rate limit again", err)
 			}
 			if n := sim.Calls()[forgesim.CallKey{Route: "POST /repos/{owner}/{repo}/actions/runners/registration-token", Credential: pat}]; n != tt.calls {
@@ -328,7 +330,7 @@ func TestSecondaryLimit(t *testing.T) {
 			sim, url := startSim(t, forgesim.Options{})
 			c := newClient(t, url, forms[0], patCreds())
 			sim.TriggerSecondaryLimit(1, time.Second, status)
-			if _, err := c.ListRunners(t.Context(), repoEntity, ""); err != nil {
+			if _, err := c.ListRunners(t.Context(), repoEntity); err != nil {
 				t.Fatal(err)
 			}
 			if n := sim.Calls()[forgesim.CallKey{Route: "GET /repos/{owner}/{repo}/actions/runners", Credential: pat}]; n != 2 {
@@ -341,12 +343,12 @@ func TestSecondaryLimit(t *testing.T) {
 func TestErrors(t *testing.T) {
 	_, url := startSim(t, forgesim.Options{})
 	bad := newClient(t, url, forms[0], garrison.Credentials{AuthType: garrison.AuthPAT, PAT: "wrong"})
-	if _, err := bad.ListRunners(t.Context(), repoEntity, ""); !errors.Is(err, garrison.ErrUnauthorized) {
+	if _, err := bad.ListRunners(t.Context(), repoEntity); !errors.Is(err, garrison.ErrUnauthorized) {
 		t.Fatalf("bad token: %v", err)
 	}
 	c := newClient(t, url, forms[0], patCreds())
 	missing := garrison.Entity{Type: garrison.Repository, Owner: "acme", Name: "nope"}
-	_, err := c.ListRunners(t.Context(), missing, "")
+	_, err := c.ListRunners(t.Context(), missing)
 	if !errors.Is(err, garrison.ErrNotFound) || garrison.MessageOf(err) != "Not Found" {
 		t.Fatalf("missing repo: %v", err)
 	}

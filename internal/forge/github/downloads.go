@@ -7,25 +7,18 @@ import (
 	gh "github.com/google/go-github/v90/github"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/provider"
 )
 
-// RunnerDownload is one runner application package.
-type RunnerDownload struct {
-	OS                string
-	Architecture      string
-	Filename          string
-	DownloadURL       string
-	TempDownloadToken string // GHES: send as "Authorization: Bearer" when downloading
-	SHA256Checksum    string
-}
-
 type cachedDownloads struct {
-	list    []RunnerDownload
+	list    []provider.RunnerApplicationDownload
 	fetched time.Time
 }
 
-// RunnerDownloads lists the runner packages for the entity, cached for Options.DownloadsTTL.
-func (c *Client) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]RunnerDownload, error) {
+// RunnerDownloads lists the runner packages for the entity, cached for Options.DownloadsTTL,
+// in the shape providers receive them. On GHES, TempDownloadToken is sent as
+// "Authorization: Bearer" when downloading.
+func (c *Client) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
 	key := string(e.Type) + "/" + e.FullName()
 	now := c.rt.clock.Now()
 	c.mu.Lock()
@@ -49,9 +42,9 @@ func (c *Client) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]Runn
 	if err != nil {
 		return nil, wrap("list runner downloads", err)
 	}
-	list := make([]RunnerDownload, 0, len(ds))
+	list := make([]provider.RunnerApplicationDownload, 0, len(ds))
 	for _, d := range ds {
-		list = append(list, RunnerDownload{
+		list = append(list, provider.RunnerApplicationDownload{
 			OS: d.GetOS(), Architecture: d.GetArchitecture(), Filename: d.GetFilename(),
 			DownloadURL: d.GetDownloadURL(), TempDownloadToken: d.GetTempDownloadToken(), SHA256Checksum: d.GetSHA256Checksum(),
 		})

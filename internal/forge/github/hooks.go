@@ -9,33 +9,13 @@ import (
 	"github.com/garrison-ci/garrison"
 )
 
-// Hook is an installed webhook.
-type Hook struct {
-	ID     int64
-	URL    string
-	Events []string
-	Active bool
-}
-
-// Delivery is one webhook delivery attempt.
-type Delivery struct {
-	ID          int64
-	GUID        string
-	DeliveredAt time.Time
-	Redelivery  bool
-	Status      string // "OK" when the receiver answered 2xx
-	StatusCode  int
-	Event       string
-	Action      string
-}
-
 // InstallHook installs the garrison webhook (workflow_job, JSON, signed with secret) on a
 // repository or organization. An existing hook with the same URL gives EConflict.
-func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret string) (Hook, error) {
+func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret string) (garrison.Hook, error) {
 	if _, err := c.FindHook(ctx, e, url); err == nil {
-		return Hook{}, garrison.Errorf(garrison.EConflict, "github: a hook for %s is already installed on %s", url, e.FullName())
+		return garrison.Hook{}, garrison.Errorf(garrison.EConflict, "github: a hook for %s is already installed on %s", url, e.FullName())
 	} else if garrison.CodeOf(err) != garrison.ENotFound {
-		return Hook{}, err
+		return garrison.Hook{}, err
 	}
 	h := &gh.Hook{
 		Name: gh.Ptr("web"), Active: gh.Ptr(true), Events: []string{"workflow_job"},
@@ -48,32 +28,32 @@ func (c *Client) InstallHook(ctx context.Context, e garrison.Entity, url, secret
 	case garrison.Organization:
 		h, _, err = c.gh.Organizations.CreateHook(ctx, e.Name, h)
 	default:
-		return Hook{}, errUnsupported("webhooks", e)
+		return garrison.Hook{}, errUnsupported("webhooks", e)
 	}
 	if err != nil {
-		return Hook{}, wrap("create hook", err)
+		return garrison.Hook{}, wrap("create hook", err)
 	}
 	return toHook(h), nil
 }
 
-// FindHook returns the hook whose URL is url, or ENotFound.
-func (c *Client) FindHook(ctx context.Context, e garrison.Entity, url string) (Hook, error) {
+// FindHook returns the hook whose URL is url (garrison.SameHookURL), or ENotFound.
+func (c *Client) FindHook(ctx context.Context, e garrison.Entity, url string) (garrison.Hook, error) {
 	hooks, err := c.ListHooks(ctx, e)
 	if err != nil {
-		return Hook{}, err
+		return garrison.Hook{}, err
 	}
 	for _, h := range hooks {
-		if h.URL == url {
+		if garrison.SameHookURL(h.URL, url) {
 			return h, nil
 		}
 	}
-	return Hook{}, garrison.Errorf(garrison.ENotFound, "github: no hook for %s on %s", url, e.FullName())
+	return garrison.Hook{}, garrison.Errorf(garrison.ENotFound, "github: no hook for %s on %s", url, e.FullName())
 }
 
 // ListHooks returns all hooks of a repository or organization.
-func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]Hook, error) {
+func (c *Client) ListHooks(ctx context.Context, e garrison.Entity) ([]garrison.Hook, error) {
 	opts := &gh.ListOptions{PerPage: 100}
-	var out []Hook
+	var out []garrison.Hook
 	for {
 		var hs []*gh.Hook
 		var resp *gh.Response
@@ -114,15 +94,15 @@ func (c *Client) RemoveHook(ctx context.Context, e garrison.Entity, url string) 
 	return wrap("delete hook", err)
 }
 
-func toHook(h *gh.Hook) Hook {
-	return Hook{ID: h.GetID(), URL: h.GetConfig().GetURL(), Events: h.Events, Active: h.GetActive()}
+func toHook(h *gh.Hook) garrison.Hook {
+	return garrison.Hook{ID: h.GetID(), URL: h.GetConfig().GetURL(), Events: h.Events, Active: h.GetActive()}
 }
 
 // ListHookDeliveries returns the deliveries of a hook, newest first, back to since (all
 // of them when since is zero).
-func (c *Client) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]Delivery, error) {
+func (c *Client) ListHookDeliveries(ctx context.Context, e garrison.Entity, hookID int64, since time.Time) ([]garrison.HookDelivery, error) {
 	opts := &gh.ListCursorOptions{PerPage: 100}
-	var out []Delivery
+	var out []garrison.HookDelivery
 	for {
 		var ds []*gh.HookDelivery
 		var resp *gh.Response
@@ -142,7 +122,7 @@ func (c *Client) ListHookDeliveries(ctx context.Context, e garrison.Entity, hook
 			if !since.IsZero() && d.GetDeliveredAt().Before(since) {
 				return out, nil
 			}
-			out = append(out, Delivery{
+			out = append(out, garrison.HookDelivery{
 				ID: d.GetID(), GUID: d.GetGUID(), DeliveredAt: d.GetDeliveredAt().Time, Redelivery: d.GetRedelivery(),
 				Status: d.GetStatus(), StatusCode: d.GetStatusCode(), Event: d.GetEvent(), Action: d.GetAction(),
 			})

@@ -10,8 +10,12 @@ import (
 
 // QueuedJobs lists the queued jobs of a repository for the missed-webhook sweep: runs in
 // status queued and in_progress (all pages), then their jobs with status queued. GitHub
-// has no organization- or enterprise-wide listing; sweep those repository by repository.
-func (c *Client) QueuedJobs(ctx context.Context, owner, repo string) ([]garrison.Job, error) {
+// has no organization- or enterprise-wide listing: for those it answers none.
+func (c *Client) QueuedJobs(ctx context.Context, e garrison.Entity) ([]garrison.Job, error) {
+	if e.Type != garrison.Repository {
+		return nil, nil
+	}
+	owner, repo := e.Owner, e.Name
 	var out []garrison.Job
 	seen := map[int64]bool{}
 	for _, status := range []string{"queued", "in_progress"} {

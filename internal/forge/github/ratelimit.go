@@ -2,14 +2,10 @@ package github
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +24,15 @@ func (c *Client) RateLimits() []RateStatus {
 	return c.rt.snapshot()
 }
 
+// RateLimit returns the last known core budget of the client's credential, without
+// calling the forge; false until an answer carried one.
+func (c *Client) RateLimit() (garrison.RateLimit, bool) {
+	c.rt.mu.Lock()
+	defer c.rt.mu.Unlock()
+	rl, ok := c.rt.budgets["core"]
+	return rl, ok
+}
+
 // rateTransport sits between go-github and the authenticated transport: it records the
 // rate headers, waits out limits and revalidates cached GET responses.
 type rateTransport struct {
@@ -39,11 +44,20 @@ type rateTransport struct {
 	retries  int
 	maxWait  time.Duration // the longest wait for a limit done inline
 
-	mu       sync.Mutex // guards budgets, resource, blocked and cache
-	budgets  map[string]garrison.RateLimit
-	resource map[string]string // "METHOD path" → resource, learned from answers
-	blocked  time.Time         // no request before (secondary limit)
-	cache    map[string]cachedResponse
+	// Pacing and backoff (pacing.go).
+	releaseSpacing, releaseWindow time.Duration
+	retryBackoff, maxBackoff      time.Duration
+	rand                          func(n int64) int64 // uniform in [0, n)
+
+	mu        sync.Mutex // guards the fields below
+	budgets   map[string]garrison.RateLimit
+	resource  map[string]string // "METHOD path" → resource, learned from answers
+	blocked   time.Time         // no request before (Retry-After, backoff)
+	limitEnd  time.Time         // the end of the latest limit a call met
+	nextTurn  time.Time         // the earliest turn of the next paced call
+	strikes   int               // rate-limit answers in a row (limited)
+	lastLimit time.Time         // when the last strike was answered
+	cache     map[string]cachedResponse
 }
 
 type cachedResponse struct {
@@ -57,6 +71,8 @@ const maxLearned = 4096 // bounds the resource and cache maps
 func newRateTransport(next http.RoundTripper, cred string, o Options) *rateTransport {
 	return &rateTransport{
 		next: next, cred: cred, clock: o.Clock, log: o.Logger, observer: o.Observer, retries: o.MaxRetries, maxWait: o.MaxWait,
+		releaseSpacing: o.ReleaseSpacing, releaseWindow: o.ReleaseWindow, retryBackoff: o.RetryBackoff,
+		maxBackoff: o.MaxBackoff, rand: o.Rand,
 		budgets: map[string]garrison.RateLimit{}, resource: map[string]string{}, cache: map[string]cachedResponse{},
 	}
 }
@@ -71,30 +87,39 @@ func (t *rateTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		sent := t.clock.Now()
 		resp, err := t.next.RoundTrip(r)
 		if err != nil {
 			return nil, err
 		}
 		t.record(key, resp.Header)
 		if resp.StatusCode == http.StatusNotModified {
+			t.answered(sent)
 			if cached, ok := t.fromCache(req, resp); ok {
 				return cached, nil
 			}
 			return resp, nil
 		}
 		if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
+			t.answered(sent)
 			return t.store(req, resp)
 		}
 		body, err := readAll(resp)
 		if err != nil {
 			return nil, err
 		}
-		wait, limited := t.limitWait(resp, body, attempt)
-		if !limited || attempt >= t.retries {
+		kind, forgeWait := classifyLimit(resp.Header, body, t.clock.Now())
+		if kind == notLimited {
+			t.answered(sent)
 			return resp, nil
 		}
-		t.log.Warn("github: rate limited", "credentials", t.cred, "status", resp.StatusCode, "wait", wait, "attempt", attempt+1)
-		t.block(wait)
+		until := t.limited(kind, forgeWait, sent)
+		t.log.Warn("github: rate limited", "credentials", t.cred, "status", resp.StatusCode,
+			"until", until, "attempt", attempt+1)
+		if attempt >= t.retries {
+			_ = resp.Body.Close()
+			return nil, &garrison.RateLimitError{Until: until, Credentials: t.cred}
+		}
 	}
 }
 
@@ -120,58 +145,12 @@ func (t *rateTransport) prepare(req *http.Request, attempt int) (*http.Request, 
 	return r, nil
 }
 
-// waitTurn waits while a secondary limit runs or the request's resource is spent, when
-// that ends within maxWait; a longer wait is not waited: it answers a
-// *garrison.RateLimitError saying until when, at once, so that the caller does other
-// work meanwhile instead of holding on to the call.
-func (t *rateTransport) waitTurn(ctx context.Context, key string) error {
-	for {
-		t.mu.Lock()
-		until := t.blocked
-		res := t.resource[key]
-		if res == "" {
-			res = "core"
-		}
-		if b, ok := t.budgets[res]; ok && b.Limit > 0 && b.Remaining == 0 {
-			if reset := time.Unix(b.Reset, 0); reset.After(until) {
-				until = reset
-			}
-		}
-		t.mu.Unlock()
-		d := until.Sub(t.clock.Now())
-		if d <= 0 {
-			return nil
-		}
-		if d > t.maxWait {
-			return &garrison.RateLimitError{Until: until, Credentials: t.cred}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.clock.After(d):
-		}
-	}
-}
-
-func (t *rateTransport) block(d time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if until := t.clock.Now().Add(d); until.After(t.blocked) {
-		t.blocked = until
-	}
-}
-
 // record stores the x-ratelimit-* headers of an answer.
 func (t *rateTransport) record(key string, h http.Header) {
-	res := h.Get("X-RateLimit-Resource")
-	limit, err := strconv.Atoi(h.Get("X-RateLimit-Limit"))
-	if res == "" || err != nil {
+	rl, res, ok := parseRateHeaders(h)
+	if !ok {
 		return
 	}
-	rl := garrison.RateLimit{Limit: limit}
-	rl.Remaining, _ = strconv.Atoi(h.Get("X-RateLimit-Remaining"))
-	rl.Used, _ = strconv.Atoi(h.Get("X-RateLimit-Used"))
-	rl.Reset, _ = strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
 	t.mu.Lock()
 	if len(t.resource) >= maxLearned {
 		t.resource = map[string]string{}
@@ -182,29 +161,6 @@ func (t *rateTransport) record(key string, h http.Header) {
 	if t.observer != nil {
 		t.observer.ObserveRateLimit(t.cred, res, rl)
 	}
-}
-
-// limitWait says whether a 403/429 answer is a rate limit and how long to wait.
-func (t *rateTransport) limitWait(resp *http.Response, body []byte, attempt int) (time.Duration, bool) {
-	if s := resp.Header.Get("Retry-After"); s != "" {
-		if secs, err := strconv.Atoi(s); err == nil {
-			return time.Duration(max(secs, 1)) * time.Second, true
-		}
-	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		reset, _ := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64)
-		return max(time.Unix(reset, 0).Sub(t.clock.Now()), time.Second), true
-	}
-	var e struct {
-		Message string `json:"message"`
-		DocURL  string `json:"documentation_url"`
-	}
-	_ = json.Unmarshal(body, &e)
-	if strings.Contains(e.DocURL, "secondary-rate-limits") || strings.Contains(e.DocURL, "abuse-rate-limits") ||
-		strings.Contains(strings.ToLower(e.Message), "secondary rate limit") {
-		return time.Minute << min(attempt, 4), true
-	}
-	return 0, false
 }
 
 // store caches a GET 200 answer that has an ETag.

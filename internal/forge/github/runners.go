@@ -6,45 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	gh "github.com/google/go-github/v90/github"
 
 	"github.com/garrison-ci/garrison"
 )
 
-// JITRequest describes a just-in-time runner.
-type JITRequest struct {
-	Name        string
-	RunnerGroup string // group name; "" means the default group
-	Labels      []string
-	WorkFolder  string // default "_work"
-}
-
-// JITConfig is a created JIT runner: its forge id and the decoded encoded_jit_config map
-// {".runner": b64, ".credentials": b64, ".credentials_rsaparams": b64}.
-type JITConfig struct {
-	RunnerID int64
-	Files    map[string]string
-}
-
-// Runner is a registered runner as the forge reports it.
-type Runner struct {
-	ID        int64
-	Name      string
-	Status    string // online or offline
-	Busy      bool
-	Ephemeral bool
-	GroupID   int64
-	Labels    []string
-}
-
 // CreateJITConfig creates a JIT runner. The group id is resolved from the group name by
-// listing the entity's runner groups (repositories only have group 1, "Default").
-func (c *Client) CreateJITConfig(ctx context.Context, e garrison.Entity, req JITRequest) (JITConfig, error) {
+// listing the entity's runner groups (repositories only have group 1, "Default"). The
+// files are the decoded encoded_jit_config map {".runner": b64, ".credentials": b64,
+// ".credentials_rsaparams": b64}.
+func (c *Client) CreateJITConfig(ctx context.Context, e garrison.Entity, req garrison.JITRequest) (garrison.JITConfig, error) {
 	gid, err := c.RunnerGroupID(ctx, e, req.RunnerGroup)
 	if err != nil {
-		return JITConfig{}, err
+		return garrison.JITConfig{}, err
 	}
 	body := gh.CreateJITConfigRequest{Name: req.Name, RunnerGroupID: gid, Labels: req.Labels, WorkFolder: gh.Ptr(cmp(req.WorkFolder, "_work"))}
 	var cfg *gh.JITRunnerConfig
@@ -56,16 +31,16 @@ func (c *Client) CreateJITConfig(ctx context.Context, e garrison.Entity, req JIT
 	case garrison.Enterprise:
 		cfg, _, err = c.gh.Enterprise.CreateJITConfig(ctx, e.Name, body)
 	default:
-		return JITConfig{}, errUnsupported("JIT config", e)
+		return garrison.JITConfig{}, errUnsupported("JIT config", e)
 	}
 	if err != nil {
-		return JITConfig{}, wrap("create JIT config", err)
+		return garrison.JITConfig{}, wrap("create JIT config", err)
 	}
 	files, err := decodeJIT(cfg.GetEncodedJITConfig())
 	if err != nil {
-		return JITConfig{}, err
+		return garrison.JITConfig{}, err
 	}
-	return JITConfig{RunnerID: cfg.GetRunner().GetID(), Files: files}, nil
+	return garrison.JITConfig{RunnerID: cfg.GetRunner().GetID(), Files: files}, nil
 }
 
 // decodeJIT base64-decodes encoded_jit_config into its file map.
@@ -138,8 +113,9 @@ func (c *Client) listGroups(ctx context.Context, e garrison.Entity, lo gh.ListOp
 	return nil, nil, errUnsupported("runner groups", e)
 }
 
-// RegistrationToken returns a new runner registration token and its expiry.
-func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (string, time.Time, error) {
+// RegistrationToken returns a new runner registration token (GitHub's expire after an
+// hour).
+func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (string, error) {
 	var tok *gh.RegistrationToken
 	var err error
 	switch e.Type {
@@ -150,22 +126,18 @@ func (c *Client) RegistrationToken(ctx context.Context, e garrison.Entity) (stri
 	case garrison.Enterprise:
 		tok, _, err = c.gh.Enterprise.CreateRegistrationToken(ctx, e.Name)
 	default:
-		return "", time.Time{}, errUnsupported("registration token", e)
+		return "", errUnsupported("registration token", e)
 	}
 	if err != nil {
-		return "", time.Time{}, wrap("create registration token", err)
+		return "", wrap("create registration token", err)
 	}
-	return tok.GetToken(), tok.GetExpiresAt().Time, nil
+	return tok.GetToken(), nil
 }
 
-// ListRunners returns all runners of the entity (every page). A non-empty name filters
-// by exact name.
-func (c *Client) ListRunners(ctx context.Context, e garrison.Entity, name string) ([]Runner, error) {
+// ListRunners returns all runners of the entity (every page).
+func (c *Client) ListRunners(ctx context.Context, e garrison.Entity) ([]garrison.Runner, error) {
 	opts := &gh.ListRunnersOptions{ListOptions: gh.ListOptions{PerPage: 100}}
-	if name != "" {
-		opts.Name = &name
-	}
-	var out []Runner
+	var out []garrison.Runner
 	for {
 		rs, resp, err := c.listRunnersPage(ctx, e, opts)
 		if err != nil {
@@ -198,10 +170,9 @@ func (c *Client) listRunnersPage(ctx context.Context, e garrison.Entity, opts *g
 	return rs, resp, wrap("list runners", err)
 }
 
-func toRunner(r *gh.Runner) Runner {
-	out := Runner{
-		ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Busy: r.GetBusy(),
-		Ephemeral: r.GetEphemeral(), GroupID: r.GetRunnerGroupID(),
+func toRunner(r *gh.Runner) garrison.Runner {
+	out := garrison.Runner{
+		ID: r.GetID(), Name: r.GetName(), Status: r.GetStatus(), Busy: r.GetBusy(), Ephemeral: r.GetEphemeral(),
 	}
 	for _, l := range r.Labels {
 		out.Labels = append(out.Labels, l.GetName())

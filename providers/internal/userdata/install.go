@@ -82,11 +82,28 @@ func InstallScript(bi provider.BootstrapInstance, s Spec) ([]byte, error) {
 	if t == nil {
 		return defaultScript(bi), nil
 	}
-	var buf bytes.Buffer
+	buf := cappedBuffer{max: MaxInstallScriptBytes}
 	if err := t.Execute(&buf, Params(bi, s)); err != nil {
 		return nil, fmt.Errorf("%w: rendering runner_install_template: %w", ErrInvalidSpec, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// MaxInstallScriptBytes bounds a rendered install script: a template that writes more
+// (a loop over a large number) fails instead of filling the provider's memory.
+const MaxInstallScriptBytes = 4 << 20
+
+// cappedBuffer is a bytes.Buffer that refuses to grow beyond max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, fmt.Errorf("the rendered script exceeds %d bytes", b.max)
+	}
+	return b.Buffer.Write(p)
 }
 
 // defaultScript downloads <metadata-url>/install-script/ with the instance
