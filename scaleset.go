@@ -85,11 +85,7 @@ func (s ScaleSet) BootstrapTimeout() uint {
 // TargetRunners is the number of runners the scale set should have (forge-api §8.4):
 // min(min_idle_runners + desired_runner_count, max_runners).
 func (s ScaleSet) TargetRunners() int {
-	desired := s.DesiredRunnerCount
-	if desired < 0 {
-		desired = 0
-	}
-	return min(int(s.MinIdleRunners)+desired, int(s.MaxRunners))
+	return ScaleSetTarget(int(s.MinIdleRunners), int(s.MaxRunners), s.DesiredRunnerCount)
 }
 
 // Labels returns the GitHub labels of the scale set: its name, then its extra tags.
