@@ -40,7 +40,7 @@ type Hub struct {
 }
 
 type cached struct {
-	c                   *fss.Client
+	c                  *fss.Client
 	credStamp, epStamp time.Time
 }
 
