@@ -145,14 +145,19 @@ func (s ScaleSet) PoolID() string { return s.Name + "-" + s.EntityID }
 
 // AsPool is the scale set's runner definition in the shape of a pool, for the code that
 // creates, bootstraps and deletes runners whatever owns them. Its ID is PoolID; its tags
-// are the scale set's labels; it belongs to no pool list.
+// are the scale set's labels; it belongs to no pool list. A repository's scale set has no
+// runner group of its own (GitHub uses the default one, id 1).
 func (s ScaleSet) AsPool() Pool {
+	group := s.RunnerGroup
+	if s.EntityType == Repository {
+		group = ""
+	}
 	return Pool{
 		ID: s.PoolID(), EntityID: s.EntityID, EntityType: s.EntityType, ProviderName: s.ProviderName,
 		RunnerPrefix: s.RunnerPrefix, MaxRunners: s.MaxRunners, MinIdleRunners: s.MinIdleRunners,
 		Image: s.Image, Flavor: s.Flavor, OSType: s.OSType, OSArch: s.OSArch, Tags: TagsFromNames(s.Labels()),
 		Enabled: s.Enabled, RunnerBootstrapTimeout: s.RunnerBootstrapTimeout, ExtraSpecs: s.ExtraSpecs,
-		RunnerGroup: s.RunnerGroup, EnableShell: s.EnableShell, Generation: s.Generation,
+		RunnerGroup: group, EnableShell: s.EnableShell, Generation: s.Generation,
 		TemplateID: s.TemplateID, ProxyID: s.ProxyID, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
 	}
 }
