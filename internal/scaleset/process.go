@@ -70,8 +70,10 @@ func (c *Controller) runnerDone(ctx context.Context, ss garrison.ScaleSet, j Job
 		if in.Status.Deleting() {
 			return false
 		}
+		// Scale-set runners are ephemeral: the service removed the runner with its job, so
+		// the instance is deleted without deregistering it again.
 		in.RunnerStatus = garrison.RunnerTerminated
-		in.Status = garrison.InstancePendingDelete
+		in.Status, in.AgentID = garrison.InstancePendingDelete, 0
 		return true
 	}, fmt.Sprintf("runner finished job %s (%s)", j.JobID, j.Result))
 }
