@@ -92,9 +92,10 @@ type Controller struct {
 
 // openSession is a session this replica opened and the service that serves it.
 type openSession struct {
-	svc     Service
-	session Session
-	forgeID int
+	svc       Service
+	session   Session
+	forgeID   int
+	renewedAt time.Time // when the claim was last written (guarded by Controller.mu)
 }
 
 // New returns a controller; Run starts it.

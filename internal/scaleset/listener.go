@@ -46,7 +46,7 @@ func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, 
 		c.closeSession(ctx, id)
 		return workqueue.Result{}, c.scale(ctx, ss, svc, false)
 	}
-	prev, got, err := c.o.Store.ClaimScaleSetSession(ctx, id, c.o.Owner, c.o.ClaimTTL)
+	prev, got, err := c.claim(ctx, id)
 	if err != nil {
 		return workqueue.Result{}, err
 	}
@@ -75,6 +75,26 @@ func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, 
 	return again, nil
 }
 
+// claim acquires or renews the session claim. A claim this replica renewed less than
+// half its lifetime ago is kept without a store write.
+func (c *Controller) claim(ctx context.Context, id uint) (garrison.ScaleSetSession, bool, error) {
+	now := c.o.Now()
+	c.mu.Lock()
+	os := c.sessions[id]
+	fresh := os != nil && now.Before(os.renewedAt.Add(c.o.ClaimTTL/2))
+	c.mu.Unlock()
+	if fresh {
+		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.session.ID}, true, nil
+	}
+	prev, got, err := c.o.Store.ClaimScaleSetSession(ctx, id, c.o.Owner, c.o.ClaimTTL)
+	if got && os != nil {
+		c.mu.Lock()
+		os.renewedAt = now
+		c.mu.Unlock()
+	}
+	return prev, got, err
+}
+
 // ensureSession returns the session this replica holds for the scale set, opening one
 // when it has none. A claim just taken over from a dead holder first closes the session
 // that holder left open on the service.
@@ -96,7 +116,7 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 	if err != nil {
 		return nil, err
 	}
-	os = &openSession{svc: svc, session: s, forgeID: ss.ScaleSetID}
+	os = &openSession{svc: svc, session: s, forgeID: ss.ScaleSetID, renewedAt: c.o.Now()}
 	if err := c.o.Store.SetScaleSetSessionID(ctx, ss.ID, c.o.Owner, s.ID); err != nil {
 		c.deleteForgeSession(ctx, os)
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -46,27 +47,44 @@ func (c *Controller) scale(ctx context.Context, ss garrison.ScaleSet, svc Servic
 	return nil
 }
 
-// scaleUp makes n new runners.
+// scaleUpParallel bounds the runners one scale-up registers at once: a burst is served
+// in a few round trips, not one per runner.
+const scaleUpParallel = 8
+
+// scaleUp makes n new runners, up to scaleUpParallel at a time; each goes to the instance
+// controller as soon as it is stored.
 func (c *Controller) scaleUp(ctx context.Context, ss garrison.ScaleSet, svc Service, n int) error {
 	ctrl, err := c.o.Store.Controller(ctx)
 	if err != nil {
 		return err
 	}
-	var made []string
-	defer func() {
-		if len(made) > 0 {
-			c.o.OnInstances(made...)
-		}
-	}()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		made int
+	)
+	slots := make(chan struct{}, scaleUpParallel)
 	for range n {
-		name, err := c.newRunner(ctx, ss, ctrl, svc)
-		if err != nil {
-			return err
-		}
-		made = append(made, name)
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			name, err := c.newRunner(ctx, ss, ctrl, svc)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			made++
+			c.o.OnInstances(name)
+		})
 	}
-	c.log.Info("scaleset: runners requested", c.attrs(ss, slog.Int("count", n))...)
-	return nil
+	wg.Wait()
+	if made > 0 {
+		c.log.Info("scaleset: runners requested", c.attrs(ss, slog.Int("count", made))...)
+	}
+	return errors.Join(errs...)
 }
 
 // newRunner registers one JIT runner and stores its pending_create instance (SS-10). If
