@@ -88,6 +88,19 @@ type Controller struct {
 
 	mu       sync.Mutex
 	sessions map[uint]*openSession // the sessions this replica holds
+	looked   map[uint]bool         // scale sets whose unfinished instances were handed out
+}
+
+// firstLook reports whether this is the process's first look at the scale set's
+// instances, and records that it happened.
+func (c *Controller) firstLook(id uint) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.looked[id] {
+		return false
+	}
+	c.looked[id] = true
+	return true
 }
 
 // openSession is a session this replica opened and the service that serves it.
@@ -101,7 +114,7 @@ type openSession struct {
 // New returns a controller; Run starts it.
 func New(o Options) *Controller {
 	o = o.withDefaults()
-	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}}
+	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{}}
 	c.queue = workqueue.New(c.handle, workqueue.Options{Name: "scalesets", Workers: o.Workers,
 		Backoff: o.Backoff, Logger: o.Logger, Metrics: nil})
 	return c

@@ -371,3 +371,32 @@ func TestDisableClosesSession(t *testing.T) {
 		t.Fatalf("%d runners kept after disable with min idle 0", n)
 	}
 }
+
+// TestUnfinishedRunnersHandedOutOnce: runners an earlier process left with a provider
+// step to take go to the instance controller on the first step, new ones when made,
+// and the same ones are not handed out again on every step.
+func TestUnfinishedRunnersHandedOutOnce(t *testing.T) {
+	e := newEnv(t, 3, 1)
+	if _, err := e.st.CreateInstance(t.Context(), garrison.Instance{Name: "ss-left", ScaleSetID: e.ss.ID, ProviderName: "sim",
+		Status: garrison.InstanceCreating, RunnerStatus: garrison.RunnerPending}); err != nil {
+		t.Fatal(err)
+	}
+	var handed []string
+	c := e.controller("replica-a", func(o *scaleset.Options) {
+		o.OnInstances = func(names ...string) { handed = append(handed, names...) }
+	})
+	e.step(c)
+	e.step(c)
+	e.svc.push(1, 1)
+	e.step(c)
+	count := map[string]int{}
+	for _, n := range handed {
+		count[n]++
+	}
+	if count["ss-left"] != 1 {
+		t.Fatalf("the left-over runner was handed out %d times, want once (%v)", count["ss-left"], handed)
+	}
+	if len(count) != 2 {
+		t.Fatalf("handed out %v, want the left-over runner and the one new runner", handed)
+	}
+}

@@ -24,7 +24,7 @@ func (c *Controller) scale(ctx context.Context, ss garrison.ScaleSet, svc Servic
 		return err
 	}
 	var live []garrison.Instance
-	var pending []string // instances with a provider step to take (after a restart too)
+	var pending []string // instances with a provider step to take
 	for _, in := range insts {
 		if !in.Status.Deleting() {
 			live = append(live, in)
@@ -33,7 +33,9 @@ func (c *Controller) scale(ctx context.Context, ss garrison.ScaleSet, svc Servic
 			pending = append(pending, in.Name)
 		}
 	}
-	if len(pending) > 0 {
+	if len(pending) > 0 && c.firstLook(ss.ID) {
+		// Once per scale set and process: what an earlier process left half done. Later
+		// runners go to the instance controller as they are made or marked.
 		c.o.OnInstances(pending...)
 	}
 	target := ss.TargetRunners()
