@@ -96,6 +96,9 @@ func Commands(opts Options) []*cobra.Command {
 		a.jobCmd(),
 		a.providerCmd(),
 		a.metricsTokenCmd(),
+		a.eventsCmd(),
+		a.logsCmd(),
+		a.topCmd(),
 	}
 	for _, c := range cmds {
 		c.PersistentFlags().String("profile", "", "profile to use (default: the active profile)")

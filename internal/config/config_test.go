@@ -296,8 +296,6 @@ func TestNotSupportedRefused(t *testing.T) {
 	tests := []struct {
 		name, doc, key string
 	}{
-		{"log streamer", "[logging]\nenable_log_streamer = true", "logging.enable_log_streamer"},
-		{"legacy log streamer", "[default]\nenable_log_streamer = true", "default.enable_log_streamer"},
 		{"metrics period", "[metrics]\nperiod = \"30s\"", "metrics.period"},
 	}
 	for _, tt := range tests {
@@ -315,6 +313,36 @@ func TestNotSupportedRefused(t *testing.T) {
 		if _, err := Parse([]byte(doc)); err != nil {
 			t.Errorf("%q: %v", doc, err)
 		}
+	}
+}
+
+// TestLogStreamer: enable_log_streamer is read from [logging], else from the legacy
+// [default] key (with a deprecation warning); [logging] wins when both are set.
+func TestLogStreamer(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      bool
+		warn      string
+	}{
+		{"unset", "", false, ""},
+		{"logging", "[logging]\nenable_log_streamer = true", true, ""},
+		{"legacy", "[default]\nenable_log_streamer = true", true, "default.enable_log_streamer"},
+		{"logging wins", "[default]\nenable_log_streamer = true\n[logging]\nenable_log_streamer = false", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Logging.EnableLogStreamer != tt.want {
+				t.Errorf("EnableLogStreamer = %v, want %v", cfg.Logging.EnableLogStreamer, tt.want)
+			}
+			warned := strings.Contains(fmt.Sprint(cfg.Warnings), tt.warn)
+			if tt.warn != "" && !warned {
+				t.Errorf("no warning about %s in %v", tt.warn, cfg.Warnings)
+			}
+		})
 	}
 }
 

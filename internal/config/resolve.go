@@ -53,16 +53,12 @@ func resolveLogging(l *fileLogging, d *fileDefault, errs, warns *problems) Loggi
 		out.File = *d.LogFile
 		warns.field("default.log_file", "deprecated: use [logging] log_file")
 	}
-	streamerKey := "logging.enable_log_streamer"
 	switch {
 	case l.EnableLogStreamer != nil:
 		out.EnableLogStreamer = *l.EnableLogStreamer
 	case d.EnableLogStreamer != nil:
-		out.EnableLogStreamer, streamerKey = *d.EnableLogStreamer, "default.enable_log_streamer"
-		warns.field(streamerKey, "deprecated: use [logging] enable_log_streamer")
-	}
-	if out.EnableLogStreamer {
-		errs.notSupported(streamerKey, "garrison has no log stream for admin clients (GARM's /api/v1/ws/logs); remove the key or set it to false, and read the log file or journal instead")
+		out.EnableLogStreamer = *d.EnableLogStreamer
+		warns.field("default.enable_log_streamer", "deprecated: use [logging] enable_log_streamer")
 	}
 	if l.LogFormat != nil {
 		switch f := LogFormat(*l.LogFormat); f {

@@ -74,6 +74,8 @@ type actionsFaults struct {
 	failN      int // the next failN service calls answer failStatus
 	failStatus int
 	outage     bool // message polls stall: held, then 202, whatever is queued
+	regFailN   int  // the next regFailN runner-registration calls answer regStatus
+	regStatus  int
 }
 
 type adminToken struct {

@@ -57,6 +57,14 @@ func (s *Sim) FailScaleSetCalls(n, status int) {
 	s.st.actions.faults.failN, s.st.actions.faults.failStatus = n, status
 }
 
+// FailRegistrations makes the next n runner-registration calls answer status (the
+// service refuses a fresh registration token for a moment with 401 or 403; clients retry).
+func (s *Sim) FailRegistrations(n, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.actions.faults.regFailN, s.st.actions.faults.regStatus = n, status
+}
+
 // SetScaleSetOutage stalls every message stream while on: polls are held and answer 202
 // whatever is queued; events pile up and are delivered when it ends.
 func (s *Sim) SetScaleSetOutage(on bool) {
@@ -149,5 +157,22 @@ func (s *Sim) CompleteEarly(jobID int64) error {
 		return garrison.Errorf(garrison.EConflict, "forgesim: job %d is not a running scale-set job", jobID)
 	}
 	s.emitSetLocked(j, "JobCompleted", func(e *jobEvent) { e.Result, e.FinishTime = "succeeded", s.now().UTC() })
+	return nil
+}
+
+// StrandRunner cuts a runner off as an outage can: it shows offline (REST API and agents
+// endpoints) and never gets a job, though its process may keep polling. Busy runners
+// cannot be stranded.
+func (s *Sim) StrandRunner(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rn := s.st.runners[id]
+	switch {
+	case rn == nil:
+		return fmt.Errorf("forgesim: runner %d: %w", id, garrison.ErrNotFound)
+	case rn.busy:
+		return garrison.Errorf(garrison.EConflict, "forgesim: runner %d is running job %d", id, rn.jobID)
+	}
+	rn.stranded, rn.online = true, false
 	return nil
 }

@@ -48,6 +48,10 @@ func (s *Sim) register(base, tok, configURL string) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.calls[CallKey{"POST /actions/runner-registration", "registration-token"}]++
+	if f := &s.st.actions.faults; f.regFailN > 0 {
+		f.regFailN--
+		return ghError(f.regStatus, "forgesim: injected failure")
+	}
 	sc, known := s.st.regTokens[tok]
 	if !known {
 		return ghError(http.StatusUnauthorized, "Bad credentials")

@@ -14,9 +14,10 @@ const (
 
 // caller is who called an Actions-service route.
 type caller struct {
-	scope scope // the tenant
-	setID int64 // queue token calls: the scale set of the token
-	base  string
+	scope   scope  // the tenant
+	setID   int64  // queue token calls: the scale set of the token
+	session string // queue token calls: the session of the token
+	base    string
 }
 
 type actionsHandler func(r *http.Request, c caller) reply
@@ -101,7 +102,7 @@ func (s *Sim) actionsAuth(r *http.Request, kind tokenKind, route string) (caller
 			set.session == nil || set.session.id != qt.session || s.st.scopeIDLocked(set.scope) != tenant {
 			return caller{}, &unauthorized
 		}
-		return caller{scope: set.scope, setID: set.id}, nil
+		return caller{scope: set.scope, setID: set.id, session: qt.session}, nil
 	}
 }
 

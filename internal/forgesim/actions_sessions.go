@@ -103,6 +103,9 @@ func (s *Sim) sessionJSONLocked(base string, set *scaleSet) map[string]any {
 // asGetMessage is the long poll: the oldest un-acknowledged message after lastMessageId,
 // else one cut from the pending events, else 202 after the hold.
 func (s *Sim) asGetMessage(r *http.Request, c caller) reply {
+	if fail := wrongQueueURL(r, c); fail != nil {
+		return *fail
+	}
 	last, _ := strconv.ParseInt(r.URL.Query().Get("lastMessageId"), 10, 64)
 	capacity, capErr := strconv.Atoi(r.Header.Get("X-ScaleSetMaxCapacity"))
 	s.mu.Lock()
@@ -136,6 +139,8 @@ func (s *Sim) asGetMessage(r *http.Request, c caller) reply {
 		case <-timer.C:
 			return reply{status: http.StatusAccepted}
 		case <-r.Context().Done():
+			return reply{status: http.StatusAccepted}
+		case <-s.closing:
 			return reply{status: http.StatusAccepted}
 		}
 	}
@@ -179,8 +184,21 @@ func (s *Sim) messageJSONLocked(set *scaleSet, m *message) map[string]any {
 	}
 }
 
+// wrongQueueURL refuses a queue call whose URL lost the query of the session's
+// messageQueueUrl (clients must keep it).
+func wrongQueueURL(r *http.Request, c caller) *reply {
+	if r.URL.Query().Get("sessionId") == c.session {
+		return nil
+	}
+	rp := exception(http.StatusBadRequest, "ArgumentException", "The message queue URL must keep its sessionId.")
+	return &rp
+}
+
 // asDeleteMessage acknowledges a message; acknowledging twice is harmless.
 func (s *Sim) asDeleteMessage(r *http.Request, c caller) reply {
+	if fail := wrongQueueURL(r, c); fail != nil {
+		return *fail
+	}
 	id := pathID(r, "mid")
 	s.mu.Lock()
 	defer s.mu.Unlock()

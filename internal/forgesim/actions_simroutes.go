@@ -23,15 +23,18 @@ func (s *Sim) actionsSimRoutes() {
 		}
 		s.write(w, ok(http.StatusCreated, map[string]string{"session_id": id}))
 	})
+	s.mux.HandleFunc("POST /_sim/runners/{id}/strand", func(w http.ResponseWriter, r *http.Request) {
+		s.simFault(w, s.StrandRunner(pathID(r, "id")))
+	})
 	s.mux.HandleFunc("POST /_sim/jobs/{id}/cancel-assignment", func(w http.ResponseWriter, r *http.Request) {
-		s.simJobFault(w, s.CancelAssignment(pathID(r, "id")))
+		s.simFault(w, s.CancelAssignment(pathID(r, "id")))
 	})
 	s.mux.HandleFunc("POST /_sim/jobs/{id}/complete-early", func(w http.ResponseWriter, r *http.Request) {
-		s.simJobFault(w, s.CompleteEarly(pathID(r, "id")))
+		s.simFault(w, s.CompleteEarly(pathID(r, "id")))
 	})
 }
 
-func (s *Sim) simJobFault(w http.ResponseWriter, err error) {
+func (s *Sim) simFault(w http.ResponseWriter, err error) {
 	if err != nil {
 		s.simError(w, err)
 		return

@@ -118,6 +118,13 @@ func TestActionsAuth(t *testing.T) {
 	if resp, _ := call(t, "GET", sess.MessageQueueURL, sess.MessageQueueAccessToken, nil); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("poll: %d", resp.StatusCode)
 	}
+	noQuery, _, _ := strings.Cut(sess.MessageQueueURL, "?")
+	if resp, body := call(t, "GET", noQuery, sess.MessageQueueAccessToken, nil); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("poll without the query: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := call(t, "DELETE", noQuery+"/5", sess.MessageQueueAccessToken, nil); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("ack without the query: %d %s", resp.StatusCode, body)
+	}
 	resp, body = call(t, "POST", base+"_apis/runtime/runnerscalesets", admin, map[string]any{"name": "b"})
 	var b struct{ ID int64 }
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &b) != nil {
@@ -253,6 +260,9 @@ func TestActionsSimRoutes(t *testing.T) {
 	}
 	if resp, _ := call(t, "POST", url+"/_sim/jobs/"+itoa(jobID)+"/complete-early", "", nil); resp.StatusCode != 409 {
 		t.Fatalf("complete early a waiting job: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, "POST", url+"/_sim/runners/4242/strand", "", nil); resp.StatusCode != 404 {
+		t.Fatalf("strand a missing runner: %d", resp.StatusCode)
 	}
 	if resp, _ := call(t, "POST", url+"/_sim/scalesets/"+id+"/expire-queue-tokens", "", nil); resp.StatusCode != 204 {
 		t.Fatalf("expire: %d", resp.StatusCode)

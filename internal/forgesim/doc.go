@@ -125,14 +125,16 @@
 // Go API: Options.ScaleSets / SetScaleSetOptions (Hold, token lifetimes, SessionIdle,
 // BatchSize, Available, BOM, MaxRequeues), ScaleSets() (sessions, un-acked and pending
 // messages, last X-ScaleSetMaxCapacity, statistics), Jobs()[i].ScaleSetID,
-// Runners()[i].ScaleSetID. Faults: FailScaleSetCalls(n, status), SetScaleSetOutage(on)
+// Runners()[i].ScaleSetID. Faults: FailScaleSetCalls(n, status), FailRegistrations(n, status), SetScaleSetOutage(on)
 // (polls stall: held, then 202), ExpireQueueTokens(set), ExpireAdminTokens(),
 // OpenForeignSession(set, owner) (a conflict for the next create), CancelAssignment(job)
 // (JobCompleted "canceled", then offered again, up to MaxRequeues), CompleteEarly(job)
-// (JobCompleted while the job still runs). Over HTTP: GET /_sim/scalesets, POST
+// (JobCompleted while the job still runs), StrandRunner(id) (offline for good, never gets
+// a job: a runner lost in an outage). Over HTTP: GET /_sim/scalesets, POST
 // /_sim/scalesets/faults {fail, status, outage, expire_admin_tokens}, POST
 // /_sim/scalesets/{id}/expire-queue-tokens, POST /_sim/scalesets/{id}/foreign-session,
-// POST /_sim/jobs/{id}/cancel-assignment, POST /_sim/jobs/{id}/complete-early.
+// POST /_sim/jobs/{id}/cancel-assignment, POST /_sim/jobs/{id}/complete-early, POST
+// /_sim/runners/{id}/strand.
 //
 // # Simulator HTTP API (/_sim/, no auth unless noted)
 //

@@ -95,6 +95,9 @@ func (s *Sim) Acquire(name, secret string) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rn.stranded {
+		return nil, nil // its connection is gone: it never gets a job
+	}
 	rn.online, rn.version = true, s.opts.RunnerVersion
 	if rn.busy {
 		return nil, garrison.Errorf(garrison.EConflict, "forgesim: runner %q already holds job %d", rn.name, rn.jobID)

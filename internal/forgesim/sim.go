@@ -55,6 +55,9 @@ type Sim struct {
 	releases []GiteaRelease
 	baseURL  string
 	srv      *http.Server
+
+	closing   chan struct{} // closed by Close: held long polls answer at once
+	closeOnce sync.Once
 }
 
 // New returns a simulator with no repositories, organizations or tokens.
@@ -88,6 +91,7 @@ func New(opts Options) *Sim {
 		faults:  opts.Delivery,
 		limits:  opts.RateLimit.withDefaults(),
 		tarball: opts.RunnerTarball,
+		closing: make(chan struct{}),
 	}
 	s.st.actions.opts = opts.ScaleSets.withDefaults()
 	s.out = newSender(s)
@@ -136,8 +140,10 @@ func (s *Sim) URL() string {
 }
 
 // Close stops the server (if started) and the webhook sender. Deliveries still queued are
-// dropped.
+// dropped; held message long polls answer 202 at once (call Close before closing an
+// httptest.Server that serves the Sim).
 func (s *Sim) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	s.out.close()
 	s.mu.Lock()
 	srv := s.srv

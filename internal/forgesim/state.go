@@ -128,6 +128,7 @@ type runner struct {
 	secret    string
 	jobID     int64
 	setID     int64 // the runner scale set it belongs to; 0 for pool runners
+	stranded  bool  // StrandRunner: offline for good, takes no job
 }
 
 type job struct {

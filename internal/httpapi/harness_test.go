@@ -132,6 +132,7 @@ type harness struct {
 	forge    *fakeForge
 	clock    *clock
 	registry *prometheus.Registry
+	api      *httpapi.Server
 
 	mu       sync.Mutex // guards notified
 	notified []string
@@ -165,6 +166,7 @@ func newHarness(t testing.TB, open func(testing.TB) store.Store, edit ...func(*h
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.api = s
 	h.srv = httptest.NewServer(s)
 	t.Cleanup(h.srv.Close)
 	return h

@@ -10,6 +10,8 @@ import (
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/apiv1"
 	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/events"
+	"github.com/garrison-ci/garrison/internal/logstream"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -147,6 +149,13 @@ type Options struct {
 	ScaleSetForge ScaleSetForge
 	// NotifyScaleSet is called after API writes that affect a scale set (nil: none).
 	NotifyScaleSet func(id uint)
+	// Events feeds GET /api/v1/ws/events (nil: the route answers 404).
+	Events *events.Hub
+	// Logs feeds GET /api/v1/ws/logs and /api/v1/ws (nil: the log streamer is disabled,
+	// and those routes answer 400 "log streamer is disabled").
+	Logs *logstream.Hub
+	// MetricsInterval is how often GET /api/v1/ws/metrics sends a snapshot (0: 5 s).
+	MetricsInterval time.Duration
 	// RotateOutdated marks a pool's idle runners of an older pool generation for
 	// replacement and returns how many (POST /pools/{poolID}/runners/rotate; nil: 404).
 	RotateOutdated func(ctx context.Context, poolID string) (int, error)

@@ -57,6 +57,7 @@ func (s *Server) registerAPI() {
 	s.route(m, "DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
 
 	s.registerAgentRoutes()
+	s.registerStreams()
 	m.HandleFunc("/", notFoundHandler)
 }
 

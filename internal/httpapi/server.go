@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,10 @@ type Server struct {
 	initialized atomic.Bool // an admin exists; once true it stays true
 	providers   map[string]Provider
 
+	// streamsDone is closed by CloseStreams: open websocket sessions end.
+	streamsDone chan struct{}
+	closeOnce   sync.Once
+
 	root    http.Handler
 	api     *http.ServeMux // admin routes: init -> urls -> auth -> admin
 	ctrlAPI *http.ServeMux // /controller routes: init -> auth -> admin
@@ -38,7 +43,7 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil {
 		return nil, errors.New("httpapi: no store")
 	}
-	s := &Server{opts: opts, store: opts.Store, log: opts.Logger, now: opts.Now}
+	s := &Server{opts: opts, store: opts.Store, log: opts.Logger, now: opts.Now, streamsDone: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -62,6 +67,9 @@ func New(opts Options) (*Server, error) {
 		if s.metrics, err = newHTTPMetrics(opts.Registerer); err != nil {
 			return nil, err
 		}
+		if err := s.registerDropped(opts.Registerer); err != nil {
+			return nil, err
+		}
 	}
 	s.routes()
 	return s, nil
@@ -71,6 +79,10 @@ func New(opts Options) (*Server, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.root.ServeHTTP(w, r)
 }
+
+// CloseStreams ends every open websocket session with a normal closure (1000), as on
+// server shutdown; http.Server.Shutdown does not reach hijacked connections.
+func (s *Server) CloseStreams() { s.closeOnce.Do(func() { close(s.streamsDone) }) }
 
 // Tokens returns the server's token minter, for the instance API of a later issue.
 func (s *Server) Tokens() *auth.Tokens { return s.tokens }

@@ -83,8 +83,11 @@ func (r *Reconciler) observe(ctx context.Context, env *poolEnv) error {
 	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
 		return fmt.Errorf("reconcile: list instances: %w", err)
 	}
-	env.jobs, err = r.jobs.Queued(ctx, env.entity.ID)
-	return err
+	if env.jobs, err = r.jobs.Queued(ctx, env.entity.ID); err != nil {
+		return err
+	}
+	r.dropScaleSetJobs(ctx, env)
+	return nil
 }
 
 // spec is the pool's plan.Spec.

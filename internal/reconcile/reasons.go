@@ -23,7 +23,6 @@ func (r *Reconciler) recordReasons(ctx context.Context, env *poolEnv, acts plan.
 	for _, u := range acts.Unserved {
 		want[u.JobID] = u.Reason
 	}
-	r.scaleSetReasons(ctx, env, want)
 	locked := map[int64]bool{}
 	for _, c := range acts.Creates {
 		locked[c.JobID] = true

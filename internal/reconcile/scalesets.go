@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -38,29 +39,32 @@ func (r *Reconciler) loadScaleSetEnv(ctx context.Context, id uint) (*poolEnv, er
 	return r.envOf(ctx, ss.AsPool())
 }
 
-// scaleSetReasons replaces the reason of each unserved job that a scale set of the
-// entity serves: such a job waits for the scale set, not for a pool (job list shows it).
-func (r *Reconciler) scaleSetReasons(ctx context.Context, env *poolEnv, want map[int64]string) {
-	if len(want) == 0 {
+// dropScaleSetJobs takes the jobs a scale set of the entity serves out of the pool's
+// view: GitHub gives such a job to the scale set (its runners come from the scale set's
+// listener), so no pool may make a runner for it, even one whose labels match. Each such
+// job's ledger reason says which scale set serves it (job list).
+func (r *Reconciler) dropScaleSetJobs(ctx context.Context, env *poolEnv) {
+	if len(env.jobs) == 0 {
 		return
 	}
 	sets, err := r.o.Store.ListScaleSets(ctx, store.ScaleSetFilter{EntityID: env.entity.ID})
 	if err != nil {
-		r.log.Warn("reconcile: list scale sets for job reasons", env.attrs(slog.Any("err", err))...)
+		r.log.Warn("reconcile: list scale sets of the entity", env.attrs(slog.Any("err", err))...)
 		return
 	}
 	if len(sets) == 0 {
 		return
 	}
+	kept := make([]garrison.Job, 0, len(env.jobs))
 	for _, j := range env.jobs {
-		if _, unserved := want[j.ID]; !unserved {
+		i := slices.IndexFunc(sets, func(ss garrison.ScaleSet) bool { return ss.Serves(j.Labels) })
+		if i < 0 {
+			kept = append(kept, j)
 			continue
 		}
-		for _, ss := range sets {
-			if ss.Serves(j.Labels) {
-				want[j.ID] = garrison.ReasonScaleSet(ss.Name)
-				break
-			}
+		if reason := garrison.ReasonScaleSet(sets[i].Name); j.Reason != reason {
+			r.writeReason(ctx, env, j.ID, reason)
 		}
 	}
+	env.jobs = kept
 }

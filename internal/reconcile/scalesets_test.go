@@ -93,3 +93,25 @@ func TestScaleSetJobReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolsLeaveScaleSetJobs: a job aimed at a scale set gets no pool runner even when a
+// pool's labels match it.
+func TestPoolsLeaveScaleSetJobs(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	p := h.pool(0, 3, "") // tags self-hosted, linux, x64
+	must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "linux", ScaleSetID: 5,
+		ProviderName: "sim", Image: "i", Flavor: "f", OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64,
+		MaxRunners: 3, Tags: garrison.TagsFromNames([]string{"self-hosted"})}))(t)
+	must(h.store.UpsertJob(ctx, 1, func(j *garrison.Job, _ bool) error {
+		j.Action, j.Labels, j.EntityID, j.EntityType = garrison.JobQueued, []string{"self-hosted", "linux"}, h.entity.ID, h.entity.Type
+		return nil
+	}))(t)
+	h.settle(h.reconciler(h.prov), p.ID)
+	if n := len(h.instances(p.ID)); n != 0 {
+		t.Fatalf("the pool made %d runners for a scale set's job", n)
+	}
+	if got := must(h.store.Job(ctx, 1))(t).Reason; got != garrison.ReasonScaleSet("linux") {
+		t.Fatalf("reason %q", got)
+	}
+}

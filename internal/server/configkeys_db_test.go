@@ -24,7 +24,7 @@ func databaseProbes() map[string]keyProbe {
 		"database.backend": func(t *testing.T) {
 			pg := startFakePostgres(t)
 			a, _ := probeApp(t, "")
-			if _, ok := a.store.(*sqlite.Store); !ok {
+			if _, ok := a.backend.(*sqlite.Store); !ok {
 				t.Errorf("the default backend is %T, want SQLite", a.store)
 			}
 			_, _, err := tryApp(t, mustConfig(t, "[database]\nbackend = \"postgresql\"\n"+pg.section("")))
@@ -66,14 +66,14 @@ func databaseProbes() map[string]keyProbe {
 			if _, err := os.Stat(path); err != nil {
 				t.Errorf("the database is not at db_file: %v", err)
 			}
-			if got := a.store.(*sqlite.Store).Path(); got != path {
+			if got := a.backend.(*sqlite.Store).Path(); got != path {
 				t.Errorf("the store is at %s, want %s", got, path)
 			}
 		},
 		"database.sqlite3.busy_timeout_seconds": func(t *testing.T) {
 			busy := func(body string) time.Duration {
 				a, _ := probeApp(t, body)
-				return a.store.(*sqlite.Store).Options().BusyTimeout
+				return a.backend.(*sqlite.Store).Options().BusyTimeout
 			}
 			if got := busy("[database.sqlite3]\nbusy_timeout_seconds = 9\n"); got != 9*time.Second {
 				t.Errorf("busy timeout %s, want 9s", got)

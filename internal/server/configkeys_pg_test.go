@@ -120,7 +120,7 @@ func poolProbe(setting string, get func(*postgres.Store) any, want any) keyProbe
 		observe := func(extra string) any {
 			body := fmt.Sprintf("[database]\nbackend = \"postgresql\"\n[database.postgresql]\ndsn = %q\n%s", testSchema(t, base), extra)
 			a, _ := probeApp(t, body)
-			return get(a.store.(*postgres.Store))
+			return get(a.backend.(*postgres.Store))
 		}
 		with := observe(setting + "\n")
 		if with != want {

@@ -41,13 +41,11 @@ func defaultProbes() map[string]keyProbe {
 				t.Errorf("with debug_server, /debug/pprof/ answers %d, want 200", got)
 			}
 		},
-		"default.callback_url": controllerURLProbe("callback_url", func(c garrison.Controller) string { return c.CallbackURL }),
-		"default.metadata_url": controllerURLProbe("metadata_url", func(c garrison.Controller) string { return c.MetadataURL }),
-		"default.webhook_url":  controllerURLProbe("webhook_url", func(c garrison.Controller) string { return c.WebhookURL }),
-		"default.log_file":     logFileProbe("default"),
-		"default.enable_log_streamer": func(t *testing.T) {
-			refusedAsNotSupported(t, "[default]\nenable_log_streamer = true\n", "default.enable_log_streamer")
-		},
+		"default.callback_url":        controllerURLProbe("callback_url", func(c garrison.Controller) string { return c.CallbackURL }),
+		"default.metadata_url":        controllerURLProbe("metadata_url", func(c garrison.Controller) string { return c.MetadataURL }),
+		"default.webhook_url":         controllerURLProbe("webhook_url", func(c garrison.Controller) string { return c.WebhookURL }),
+		"default.log_file":            logFileProbe("default"),
+		"default.enable_log_streamer": logStreamerProbe("default"),
 	}
 }
 
@@ -71,12 +69,37 @@ func controllerURLProbe(key string, get func(garrison.Controller) string) keyPro
 	}
 }
 
+// logStreamerProbe: without enable_log_streamer the log stream answers an admin 400 "log
+// streamer is disabled"; with it, the route takes the websocket (a plain GET gets the
+// not-a-websocket 400 instead).
+func logStreamerProbe(section string) keyProbe {
+	return func(t *testing.T) {
+		answer := func(body string) string {
+			a, _ := probeApp(t, body)
+			tok := adminToken(t, a, a.cfg.JWTAuth.Secret)
+			if _, err := a.store.UpdateController(t.Context(), func(c *garrison.Controller) error {
+				c.MetadataURL, c.CallbackURL = "http://127.0.0.1/api/v1/metadata", "http://127.0.0.1/api/v1/callbacks"
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			resp := serveHTTP(a, http.MethodGet, "/api/v1/ws/logs", tok, nil)
+			var e apiv1.APIError
+			_ = json.NewDecoder(resp.Body).Decode(&e)
+			return fmt.Sprintf("%d %s", resp.StatusCode, e.Details)
+		}
+		off := answer("")
+		if off != "400 log streamer is disabled" {
+			t.Errorf("log stream without the streamer: %q", off)
+		}
+		differs(t, "the answer of /api/v1/ws/logs", off, answer(fmt.Sprintf("[%s]\nenable_log_streamer = true\n", section)))
+	}
+}
+
 func loggingProbes() map[string]keyProbe {
 	return map[string]keyProbe{
-		"logging.log_file": logFileProbe("logging"),
-		"logging.enable_log_streamer": func(t *testing.T) {
-			refusedAsNotSupported(t, "[logging]\nenable_log_streamer = true\n", "logging.enable_log_streamer")
-		},
+		"logging.log_file":            logFileProbe("logging"),
+		"logging.enable_log_streamer": logStreamerProbe("logging"),
 		"logging.log_format": func(t *testing.T) {
 			out := logOutput(t, "[logging]\nlog_format = \"json\"\n", func(l *slog.Logger) { l.Info("probe") })
 			var rec map[string]any

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/garrison-ci/garrison/internal/config"
+	"github.com/garrison-ci/garrison/internal/logstream"
 )
 
 // NewLogger builds a logger from [logging] as the server does: to the log file if one
@@ -15,7 +16,8 @@ func NewLogger(c config.Logging, w io.Writer) (*slog.Logger, io.Closer, error) {
 
 // newLogger builds the server's logger from [logging]: to the log file if one is set
 // (returned, to be rotated and closed), else to stderr (the returned *logFile is nil,
-// which Rotate and Close accept).
+// which Rotate and Close accept). With enable_log_streamer every record is also copied
+// to the log stream's hub (logstream.FromLogger finds it).
 func newLogger(c config.Logging, stderr io.Writer) (*slog.Logger, *logFile, error) {
 	w := stderr
 	var file *logFile
@@ -30,6 +32,9 @@ func newLogger(c config.Logging, stderr io.Writer) (*slog.Logger, *logFile, erro
 	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if c.Format == config.LogFormatJSON {
 		h = slog.NewJSONHandler(w, opts)
+	}
+	if c.EnableLogStreamer {
+		h = logstream.Handler(h, logstream.NewHub(), opts)
 	}
 	return slog.New(h), file, nil
 }

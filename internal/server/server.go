@@ -14,10 +14,12 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
+	"github.com/garrison-ci/garrison/internal/events"
 	"github.com/garrison-ci/garrison/internal/forge/forges"
 	"github.com/garrison-ci/garrison/internal/httpapi"
 	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/intake"
+	"github.com/garrison-ci/garrison/internal/logstream"
 	"github.com/garrison-ci/garrison/internal/metrics"
 	"github.com/garrison-ci/garrison/internal/reconcile"
 	"github.com/garrison-ci/garrison/internal/scaleset"
@@ -32,7 +34,8 @@ import (
 type Server struct {
 	cfg       Config
 	logger    *slog.Logger
-	store     store.Store
+	store     store.Store // backend, wrapped to publish its changes to events
+	backend   store.Store // the backend itself
 	metrics   *metrics.Metrics
 	providers []*providerInfo
 	forges    *forges.Hub
@@ -42,6 +45,8 @@ type Server struct {
 	actions   *actions.Hub         // Actions-service clients, per entity
 	managers  *poolManagers
 	handler   http.Handler
+	api       *httpapi.Server // for the event renderer and closing websocket sessions
+	events    *events.Hub     // store changes for /api/v1/ws/events
 }
 
 // New opens the store and wires every part of the server together. The server does
@@ -51,7 +56,9 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	a := &Server{cfg: cfg, logger: logger, store: st, metrics: metrics.New(), managers: newPoolManagers()}
+	hub := events.NewHub()
+	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(st, hub), backend: st, events: hub, metrics: metrics.New(),
+		managers: newPoolManagers()}
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -133,7 +140,10 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 			return nil, err
 		}
 	}
-	return httpapi.New(opts)
+	if a.api, err = httpapi.New(opts); err != nil {
+		return nil, err
+	}
+	return a.api, nil
 }
 
 // apiOptions are the REST API's options, with the webhook and instance handlers mounted.
@@ -160,6 +170,8 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Notify:                  a.notifyPools,
 		ScaleSetForge:           a.actions,
 		NotifyScaleSet:          func(id uint) { a.scaleSets.Notify(id) },
+		Events:                  a.events,
+		Logs:                    logstream.FromLogger(a.logger),
 	}
 	for _, p := range a.providers {
 		opts.Providers = append(opts.Providers, p)
@@ -218,6 +230,7 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	for _, p := range a.providers {
 		wg.Go(func() { p.introspect(bg, a.logger) })
 	}
+	wg.Go(func() { a.events.Run(bg, a.api.RenderChange, httpapi.ChangeFallback, a.logger) })
 	a.managers.running.Store(true)
 	wg.Go(func() {
 		defer a.managers.running.Store(false)
@@ -245,6 +258,7 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return err
 	case <-ctx.Done():
 	}
+	a.api.CloseStreams() // Shutdown does not wait for hijacked websocket connections
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -196,7 +196,9 @@ func (b *Bed) ServerConfig(provider string) string {
 	if reconcile != "" {
 		reconcile = "[reconcile]\n" + reconcile + "\n"
 	}
-	return reconcile + fmt.Sprintf(`[[provider]]
+	// The log stream is on, for garrison logs and the web UI's log page.
+	logging := "[logging]\nenable_log_streamer = true\n\n"
+	return reconcile + logging + fmt.Sprintf(`[[provider]]
 name = %q
 provider_type = "external"
 description = "simulation provider: instances are local processes"

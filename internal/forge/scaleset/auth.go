@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/bradleyfalzon/ghinstallation/v2"
@@ -45,7 +46,8 @@ func newTokenSource(tr http.RoundTripper, c garrison.Credentials, apiBase string
 const adminRenewBefore = 60 * time.Second
 
 // admin returns the Actions service base URL and a valid admin token, doing the bootstrap
-// of spec §8.1 when there is none or it expires within a minute.
+// of spec §8.1 when there is none or it expires within a minute. Concurrent callers wait
+// for one bootstrap.
 func (c *Client) admin(ctx context.Context) (serviceURL, token string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -101,13 +103,14 @@ func (c *Client) registrationToken(ctx context.Context) (string, error) {
 }
 
 func registrationPath(e garrison.Entity) string {
+	const tail = "/actions/runners/registration-token"
 	switch e.Type {
 	case garrison.Repository:
-		return "/repos/" + e.Owner + "/" + e.Name + "/actions/runners/registration-token"
+		return "/repos/" + url.PathEscape(e.Owner) + "/" + url.PathEscape(e.Name) + tail
 	case garrison.Enterprise:
-		return "/enterprises/" + e.Name + "/actions/runners/registration-token"
+		return "/enterprises/" + url.PathEscape(e.Name) + tail
 	}
-	return "/orgs/" + e.Name + "/actions/runners/registration-token"
+	return "/orgs/" + url.PathEscape(e.Name) + tail
 }
 
 // adminConnection is the answer of runner-registration.

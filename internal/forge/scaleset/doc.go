@@ -30,8 +30,9 @@
 //     in their text, and a retry client passed with WithRetryableHTTPClint has its retry
 //     policy replaced at every token renewal, so no hook can see the status either. Here
 //     409 on session create, 401 on the queue, 404, 429 and 5xx are typed errors;
-//   - keep the order of the job events in a message (it sorts them by type), which matters
-//     when one batch holds JobStarted and JobCompleted for the same runner.
+//   - keep the order of the job events in a message (it splits them into one list per
+//     type), which matters when one batch holds JobStarted and JobCompleted for the same
+//     runner.
 //
 // # Errors
 //

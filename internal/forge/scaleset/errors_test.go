@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	gha "github.com/actions/scaleset"
+
 	"github.com/garrison-ci/garrison"
 )
 
@@ -156,5 +158,25 @@ func TestNewRejectsBadCredentials(t *testing.T) {
 	}
 	if _, err := New(garrison.Endpoint{CACertBundle: []byte("not pem")}, garrison.Credentials{PAT: "x"}, org, Options{}); !errors.Is(err, garrison.ErrInvalid) {
 		t.Errorf("bad CA bundle: err = %v", err)
+	}
+}
+
+func TestBadSessionIsRefused(t *testing.T) {
+	c, err := New(garrison.Endpoint{}, garrison.Credentials{PAT: "x"}, garrison.Entity{Type: garrison.Organization, Name: "o"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := Session{ID: "s", ScaleSetID: 1, MessageQueueURL: "http://[::1", QueueToken: "t"}
+	if _, err := c.GetMessage(t.Context(), bad, 0, 1); !errors.Is(err, garrison.ErrInvalid) {
+		t.Errorf("get: err = %v", err)
+	}
+	if err := c.DeleteMessage(t.Context(), bad, 1); !errors.Is(err, garrison.ErrInvalid) {
+		t.Errorf("ack: err = %v", err)
+	}
+	if _, err := c.sessionFromWire(1, gha.RunnerScaleSetSession{MessageQueueURL: "not a url", MessageQueueAccessToken: "t"}); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Errorf("session without a queue URL: err = %v", err)
+	}
+	if _, err := c.sessionFromWire(1, gha.RunnerScaleSetSession{MessageQueueURL: "http://q/x"}); !errors.Is(err, garrison.ErrUnprocessable) {
+		t.Errorf("session without a token: err = %v", err)
 	}
 }

@@ -285,3 +285,25 @@ func TestCompletedWhileStillRunning(t *testing.T) {
 		t.Fatalf("early completion of a finished job: err = %v", err)
 	}
 }
+
+// runner-registration answering 401 or 403 for a moment is retried; for longer it fails.
+func TestRegistrationRetried(t *testing.T) {
+	e := newEnv(t, forgesim.ScaleSetOptions{})
+	e.sim.FailRegistrations(1, http.StatusUnauthorized)
+	if _, err := e.c.ScaleSets(ctxT(t)); err != nil {
+		t.Fatalf("after one 401: %v", err)
+	}
+	c := e.client(t, garrison.Credentials{Name: "pat", AuthType: garrison.AuthPAT, PAT: testPAT}, org(), Options{RetryMax: 2})
+	e.sim.FailRegistrations(2, http.StatusForbidden)
+	if _, err := c.ScaleSets(ctxT(t)); err != nil {
+		t.Fatalf("after two 403: %v", err)
+	}
+	e.sim.FailRegistrations(3, http.StatusForbidden)
+	c = e.client(t, garrison.Credentials{Name: "pat", AuthType: garrison.AuthPAT, PAT: testPAT}, org(), Options{RetryMax: 2})
+	if _, err := c.ScaleSets(ctxT(t)); !errors.Is(err, garrison.ErrUnauthorized) {
+		t.Fatalf("after three 403: err = %v", err)
+	}
+	if n := registrations(e.sim); n != 2+3+3 {
+		t.Fatalf("%d runner-registration calls", n)
+	}
+}

@@ -31,10 +31,9 @@ type request struct {
 	body   any // JSON-encoded when not nil
 	want   int // the success status; 0 with anyOK
 	anyOK  bool
-	// accepted is an alternative success status (202 of the long poll); accepted202 is set
-	// when it was the answer.
-	accepted int
-	gotAlt   *bool
+	// accepted, when not nil, makes 202 (the long poll's "nothing") a success without a
+	// body, and is set when it was the answer.
+	accepted *bool
 	out      any // decoded from a success body when not nil
 	kind     callKind
 }
@@ -76,10 +75,8 @@ func (c *Client) send(ctx context.Context, hc *retryablehttp.Client, r request) 
 	}
 	body = trimBOM(body)
 	switch {
-	case r.accepted != 0 && resp.StatusCode == r.accepted:
-		if r.gotAlt != nil {
-			*r.gotAlt = true
-		}
+	case r.accepted != nil && resp.StatusCode == http.StatusAccepted:
+		*r.accepted = true
 		return nil
 	case resp.StatusCode == r.want || (r.anyOK && resp.StatusCode/100 == 2):
 	default:

@@ -132,3 +132,47 @@ func TestRootAPIForm(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A runner lost in an outage shows offline and takes no job.
+func TestStrandedRunner(t *testing.T) {
+	e := newEnv(t, forgesim.ScaleSetOptions{})
+	ctx := ctxT(t)
+	s := e.newSet(t)
+	cfg, err := e.c.GenerateJITConfig(ctx, s.ID, "r1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := runnerSecret(t, cfg)
+	if j, err := e.sim.Acquire("r1", secret); err != nil || j != nil { // connects; no job yet
+		t.Fatalf("acquire: %+v, %v", j, err)
+	}
+	if r, _ := e.c.Runner(ctx, cfg.Runner.ID); r.Status != "online" {
+		t.Fatalf("runner %+v", r)
+	}
+	if err := e.sim.StrandRunner(cfg.Runner.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = e.sim.QueueJob("acme/app", "linux")
+	if j, err := e.sim.Acquire("r1", secret); err != nil || j != nil {
+		t.Fatalf("a stranded runner took %+v (%v)", j, err)
+	}
+	if r, _ := e.c.Runner(ctx, cfg.Runner.ID); r.Status != "offline" {
+		t.Fatalf("stranded runner %+v", r)
+	}
+	if err := e.c.RemoveRunner(ctx, cfg.Runner.ID); err != nil {
+		t.Fatalf("remove a stranded runner: %v", err)
+	}
+	if err := e.sim.StrandRunner(cfg.Runner.ID); !errors.Is(err, garrison.ErrNotFound) {
+		t.Fatalf("strand a removed runner: err = %v", err)
+	}
+	busy, err := e.c.GenerateJITConfig(ctx, s.ID, "r2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err := e.sim.Acquire("r2", runnerSecret(t, busy)); err != nil || j == nil {
+		t.Fatalf("r2 acquire: %+v, %v", j, err)
+	}
+	if err := e.sim.StrandRunner(busy.Runner.ID); !errors.Is(err, garrison.ErrConflict) {
+		t.Fatalf("strand a busy runner: err = %v", err)
+	}
+}

@@ -94,7 +94,7 @@ func (c *Client) GetMessage(ctx context.Context, s Session, lastMessageID int64,
 	var none bool
 	r := request{op: "get message", method: http.MethodGet, url: u.String(), auth: "Bearer " + s.QueueToken,
 		header: map[string]string{gha.HeaderScaleSetMaxCapacity: strconv.Itoa(maxCapacity)},
-		want:   http.StatusOK, accepted: http.StatusAccepted, gotAlt: &none, out: &raw, kind: queueCall}
+		want:   http.StatusOK, accepted: &none, out: &raw, kind: queueCall}
 	if err := c.send(ctx, c.http, r); err != nil {
 		return nil, err
 	}

@@ -241,3 +241,30 @@ func TestQueueOfAClosedSession(t *testing.T) {
 		t.Fatalf("close: err = %v", err)
 	}
 }
+
+// Closing the simulator answers a held long poll at once.
+func TestSimCloseEndsLongPolls(t *testing.T) {
+	e := newEnv(t, forgesim.ScaleSetOptions{Hold: time.Hour})
+	ctx := ctxT(t)
+	s := e.newSet(t)
+	sess, _ := e.c.CreateSession(ctx, s.ID, "me")
+	type result struct {
+		m   *Message
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := e.c.GetMessage(ctx, sess, 0, 7)
+		done <- result{m, err}
+	}()
+	for e.sim.ScaleSets()[0].MaxCapacity != 7 { // until the poll has arrived
+		if ctx.Err() != nil {
+			t.Fatal("the poll never arrived")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_ = e.sim.Close()
+	if r := <-done; r.m != nil || r.err != nil {
+		t.Fatalf("held poll after Close: %+v, %v", r.m, r.err)
+	}
+}
