@@ -125,7 +125,8 @@ const MaxStatusMessages = 30
 type Instance struct {
 	ID            string // UUID
 	Name          string // unique; also the forge runner name
-	PoolID        string
+	PoolID        string // empty for a runner of a scale set
+	ScaleSetID    uint   // local id of its scale set; 0 for a pool runner
 	ProviderName  string
 	ProviderID    string // the provider's id for it; empty until create returns
 	AgentID       int64  // forge runner id

@@ -97,3 +97,9 @@ func ReasonNoPool(labels []string) string {
 func ReasonPoolsDisabled(labels []string) string {
 	return fmt.Sprintf("every pool matching labels %v is disabled", labels)
 }
+
+// ReasonScaleSet is the reason of a job that a runner scale set of its entity serves:
+// no pool is asked for it, the scale set's listener gets it from the Actions service.
+func ReasonScaleSet(name string) string {
+	return fmt.Sprintf("served by runner scale set %s (its demand comes from the Actions service)", name)
+}

@@ -51,6 +51,7 @@ func scenarios() []scenario {
 		{"backlog", "5,000 queued jobs that no pool has capacity for", 10 * time.Minute, runBacklog},
 		{"scale", "10,000 live idle instances across 1,000 pools, then 10% churn per minute", 3 * time.Minute, runScale},
 		{"restart", "scale's instances, server killed (SIGKILL) and restarted", time.Minute, runRestart},
+		{"scaleset-burst", "1,000 jobs queued within --duration (10 s) across 20 runner scale sets (max 50 runners each)", 10 * time.Second, runScaleSetBurst},
 	}
 }
 

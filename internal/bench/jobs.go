@@ -51,6 +51,13 @@ func runJobLoad(ctx context.Context, e *env, r *Result, l jobLoad) error {
 		return err
 	}
 	e.pools = e.pools[:l.pools]
+	return e.runLoad(ctx, r, l)
+}
+
+// runLoad queues the jobs of l across e.pools (pools or scale sets) while the bench's
+// runners take them, waits for every job to complete and every instance to go, and
+// fills in the figures.
+func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 	runners := newBenchRunners(e, benchJobDuration)
 	rctx, stopRunners := context.WithCancel(ctx)
 	defer stopRunners()

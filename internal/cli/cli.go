@@ -95,6 +95,7 @@ func Commands(opts Options) []*cobra.Command {
 		a.objectCmd(),
 		a.poolCmd(),
 		a.templateCmd(),
+		a.scaleSetCmd(),
 		a.runnerCmd(),
 		a.jobCmd(),
 		a.providerCmd(),

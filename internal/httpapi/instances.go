@@ -82,6 +82,7 @@ func (s *Server) handleDeleteInstance(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	s.notify(i.PoolID)
+	s.notifyScaleSet(i.ScaleSetID)
 	writeEmpty(w)
 	return nil
 }
@@ -98,7 +99,7 @@ func (s *Server) checkDeletable(ctx context.Context, i garrison.Instance, bypass
 	default:
 		return 0, invalid("runner must be in running, error, pending_delete or pending_force_delete state (is %s)", i.Status)
 	}
-	if i.AgentID == 0 || s.opts.Forge == nil {
+	if i.AgentID == 0 || (i.ScaleSetID == 0 && s.opts.Forge == nil) || (i.ScaleSetID != 0 && s.opts.ScaleSetForge == nil) {
 		return 0, nil
 	}
 	if err := s.removeForgeRunner(ctx, i, bypass); err != nil {
@@ -109,7 +110,11 @@ func (s *Server) checkDeletable(ctx context.Context, i garrison.Instance, bypass
 
 // removeForgeRunner deletes i's forge runner. Not found is fine; unauthorized marks the
 // entity's pool manager failed and is ignored only with bypass.
+// A scale set's runner is removed through the Actions service (rest-api-2 SS-16).
 func (s *Server) removeForgeRunner(ctx context.Context, i garrison.Instance, bypass bool) error {
+	if i.ScaleSetID != 0 {
+		return s.removeScaleSetRunner(ctx, i)
+	}
 	p, err := s.store.Pool(ctx, i.PoolID)
 	if err != nil {
 		return err

@@ -150,3 +150,16 @@ func (l *loader) poolViews(ctx context.Context, ps []garrison.Pool) ([]apiv1.Poo
 	}
 	return out, nil
 }
+
+// scaleSetView loads ss's entity and endpoint and renders ss (list form).
+func (l *loader) scaleSetView(ctx context.Context, ss garrison.ScaleSet) (apiv1.ScaleSet, error) {
+	e, err := l.entity(ctx, ss.EntityID)
+	if err != nil {
+		return apiv1.ScaleSet{}, err
+	}
+	ep, err := l.endpoint(ctx, e.Endpoint)
+	if err != nil {
+		return apiv1.ScaleSet{}, err
+	}
+	return scaleSetView(ss, e, ep), nil
+}

@@ -42,6 +42,7 @@ type Store interface {
 	store.Templates
 	store.Proxies
 	store.Objects
+	store.ScaleSets
 	InstanceStore
 	JobStore
 	Ping(ctx context.Context) error
@@ -80,6 +81,20 @@ type Forge interface {
 	UninstallWebhook(ctx context.Context, e garrison.Entity, req WebhookRequest) error
 	// RemoveRunner deletes the forge runner with the given id registered for e.
 	RemoveRunner(ctx context.Context, e garrison.Entity, agentID int64) error
+}
+
+// ScaleSetForge makes the Actions-service calls the scale-set routes make synchronously
+// (rest-api-2 §2.3-2.5, SS-16). Errors are classified as for Forge; DeleteScaleSet and
+// RemoveRunner answer ErrNotFound when the forge has no such object. Implementations
+// bound their own time.
+type ScaleSetForge interface {
+	// CreateScaleSet creates the scale set on the forge and returns the forge's id.
+	CreateScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) (int, error)
+	// UpdateScaleSet sends the scale set's name, runner group and disable_update.
+	UpdateScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) error
+	DeleteScaleSet(ctx context.Context, e garrison.Entity, s garrison.ScaleSet) error
+	// RemoveRunner removes a scale-set runner through the agents API.
+	RemoveRunner(ctx context.Context, e garrison.Entity, s garrison.ScaleSet, agentID int64) error
 }
 
 // PoolManagers reports and records the state of each entity's pool management. Methods
@@ -144,6 +159,11 @@ type Options struct {
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers
+	// ScaleSetForge makes the scale-set routes' forge calls (nil: none; a new scale set
+	// is then only stored, in state pending_create, for its listener to create).
+	ScaleSetForge ScaleSetForge
+	// NotifyScaleSet is called after API writes that affect a scale set (nil: none).
+	NotifyScaleSet func(id uint)
 	// Events feeds GET /api/v1/ws/events (nil: the route answers 404).
 	Events *events.Hub
 	// Logs feeds GET /api/v1/ws/logs and /api/v1/ws (nil: the log streamer is disabled,

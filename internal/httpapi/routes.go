@@ -55,6 +55,8 @@ func (s *Server) registerAPI() {
 	s.route(m, "GET "+p+"/pools/{poolID}/health", s.handlePoolHealth)
 	s.route(m, "POST "+p+"/pools/{poolID}/runners/rotate", s.handleRotateRunners)
 
+	s.registerScaleSets(m)
+
 	s.route(m, "GET "+p+"/instances", s.handleListInstances(nil))
 	s.route(m, "GET "+p+"/instances/{name}", s.handleGetInstance)
 	s.route(m, "DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
@@ -112,6 +114,7 @@ func (s *Server) registerEntityChildren(m *http.ServeMux, k entityKind) {
 	s.route(m, "PUT "+p+"/{id}/pools/{poolID}", s.handleUpdatePool(kp))
 	s.route(m, "DELETE "+p+"/{id}/pools/{poolID}", s.handleDeletePool(kp))
 	s.route(m, "GET "+p+"/{id}/instances", s.handleListInstances(kp))
+	s.registerEntityScaleSets(m, k)
 	if k.webhook && s.opts.EnableWebhookManagement && s.opts.Forge != nil {
 		s.route(m, "POST "+p+"/{id}/webhook", s.handleInstallWebhook(k))
 		s.route(m, "GET "+p+"/{id}/webhook", s.handleGetWebhook(k))

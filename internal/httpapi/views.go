@@ -114,7 +114,7 @@ func instanceView(i garrison.Instance, job *garrison.Job) apiv1.Instance {
 	v := apiv1.Instance{
 		ID: i.ID, ProviderID: i.ProviderID, ProviderName: i.ProviderName, AgentID: i.AgentID,
 		Name: i.Name, OSType: i.OSType, OSName: i.OSName, OSVersion: i.OSVersion, OSArch: i.OSArch,
-		Status: string(i.Status), RunnerStatus: string(i.RunnerStatus), PoolID: i.PoolID,
+		Status: string(i.Status), RunnerStatus: string(i.RunnerStatus), PoolID: i.PoolID, ScaleSetID: i.ScaleSetID,
 		ProviderFault: i.ProviderFault, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt,
 		GitHubRunnerGroup: i.RunnerGroup, Generation: i.Generation,
 	}
@@ -160,6 +160,37 @@ func jobView(j garrison.Job) apiv1.Job {
 		case garrison.ForgeInstance:
 			v.ForgeInstanceID = &id
 		}
+	}
+	return v
+}
+
+// scaleSetView is the list form of a scale set of entity e on endpoint ep. Unlike GARM,
+// the per-entity list fills the endpoint too and status_messages is [] (R2-6).
+func scaleSetView(ss garrison.ScaleSet, e garrison.Entity, ep garrison.Endpoint) apiv1.ScaleSet {
+	v := apiv1.ScaleSet{
+		ID: ss.ID, ScaleSetID: ss.ScaleSetID, Name: ss.Name, DisableUpdate: ss.DisableUpdate,
+		State: string(ss.State), ExtendedState: ss.ExtendedState, RunnerPrefix: ss.RunnerPrefix,
+		ProviderName: ss.ProviderName, Image: ss.Image, Flavor: ss.Flavor, OSType: ss.OSType, OSArch: ss.OSArch,
+		MaxRunners: ss.MaxRunners, MinIdleRunners: ss.MinIdleRunners, Enabled: ss.Enabled,
+		DesiredRunnerCount: ss.DesiredRunnerCount, EnableShell: ss.EnableShell, Generation: ss.Generation,
+		Endpoint: endpointView(ep), RunnerBootstrapTimeout: ss.RunnerBootstrapTimeout,
+		GitHubRunnerGroup: ss.RunnerGroup, Tags: make([]apiv1.Tag, len(ss.Tags)),
+		StatusMessages: []apiv1.StatusMessage{}, TemplateID: ss.TemplateID, ProxyID: ss.ProxyID,
+		CreatedAt: ss.CreatedAt, UpdatedAt: ss.UpdatedAt,
+	}
+	if v.RunnerPrefix == "" {
+		v.RunnerPrefix = garrison.DefaultRunnerPrefix
+	}
+	for i, t := range ss.Tags {
+		v.Tags[i] = apiv1.Tag{ID: t.ID, Name: t.Name}
+	}
+	switch e.Type {
+	case garrison.Repository:
+		v.RepoID, v.RepoName = e.ID, e.FullName()
+	case garrison.Organization:
+		v.OrgID, v.OrgName = e.ID, e.Name
+	case garrison.Enterprise:
+		v.EnterpriseID, v.EnterpriseName = e.ID, e.Name
 	}
 	return v
 }

@@ -72,16 +72,33 @@ func (h *Handler) check(r *http.Request) (*authInfo, error) {
 	if ai.inst, err = h.store.Instance(ctx, claims.Name); err != nil { // 4
 		return nil, refusedIfMissing(err, "instance")
 	}
-	if ai.inst.PoolID == "" {
-		return nil, refused("instance has no pool")
-	}
-	if ai.pool, err = h.store.Pool(ctx, ai.inst.PoolID); err != nil {
-		return nil, refusedIfMissing(err, "pool")
+	if ai.pool, err = h.runnerPool(ctx, ai.inst); err != nil {
+		return nil, err
 	}
 	if ai.entity, err = h.store.Entity(ctx, ai.pool.EntityID); err != nil {
 		return nil, refusedIfMissing(err, "entity")
 	}
 	return ai, tokenUsable(ai.inst, claims.CreateAttempt) // 5, 6, 7
+}
+
+// runnerPool returns the pool of a pool's runner, or the pool view of a scale set's
+// (garrison.ScaleSet.AsPool): the runner definition its bootstrap reads.
+func (h *Handler) runnerPool(ctx context.Context, in garrison.Instance) (garrison.Pool, error) {
+	switch {
+	case in.ScaleSetID != 0:
+		ss, err := h.store.ScaleSet(ctx, in.ScaleSetID)
+		if err != nil {
+			return garrison.Pool{}, refusedIfMissing(err, "scale set")
+		}
+		return ss.AsPool(), nil
+	case in.PoolID == "":
+		return garrison.Pool{}, refused("instance has no pool")
+	}
+	p, err := h.store.Pool(ctx, in.PoolID)
+	if err != nil {
+		return p, refusedIfMissing(err, "pool")
+	}
+	return p, nil
 }
 
 // tokenUsable applies checks 5–7 to the instance as currently stored.

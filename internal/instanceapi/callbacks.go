@@ -134,7 +134,7 @@ func (h *Handler) handleStatus(w http.ResponseWriter, r *http.Request) {
 		h.writeErr(w, r, err)
 		return
 	}
-	if updated.RunnerStatus != ai.inst.RunnerStatus && h.notify != nil {
+	if updated.RunnerStatus != ai.inst.RunnerStatus && h.notify != nil && ai.inst.PoolID != "" {
 		h.notify(ai.inst.PoolID)
 	}
 	h.log.DebugContext(ctx, "instance status callback", "instance", ai.inst.Name, "pool", ai.inst.PoolID,

@@ -17,6 +17,7 @@ type Store interface {
 	Endpoint(ctx context.Context, name string) (garrison.Endpoint, error)
 	Entity(ctx context.Context, id string) (garrison.Entity, error)
 	Pool(ctx context.Context, id string) (garrison.Pool, error)
+	ScaleSet(ctx context.Context, id uint) (garrison.ScaleSet, error)
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	// UpdateInstance runs fn on the instance read under a row lock; an fn error aborts.
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)

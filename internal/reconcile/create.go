@@ -100,7 +100,7 @@ func ignoreStale(err error) error {
 
 // prepare registers the JIT runner and builds the CreateInstance document.
 func (r *Reconciler) prepare(ctx context.Context, env *poolEnv, in *garrison.Instance) (provider.BootstrapInstance, []byte, error) {
-	if env.jit() {
+	if env.jit() && in.ScaleSetID == 0 { // a scale set's runner got its JIT config from the Actions service
 		if err := r.registerJIT(ctx, env, in); err != nil {
 			return provider.BootstrapInstance{}, nil, err
 		}

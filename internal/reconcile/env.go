@@ -57,6 +57,13 @@ func (r *Reconciler) loadPool(ctx context.Context, poolID string) (*poolEnv, err
 	if err != nil {
 		return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
 	}
+	return r.envOf(ctx, pool)
+}
+
+// envOf reads what a step on an instance of pool acts on, beyond the pool itself.
+func (r *Reconciler) envOf(ctx context.Context, pool garrison.Pool) (*poolEnv, error) {
+	poolID := pool.ID
+	var err error
 	env := &poolEnv{pool: pool, forges: r.o.Forges, rid: workqueue.ReconcileID(ctx)}
 	if env.entity, err = r.o.Store.Entity(ctx, pool.EntityID); err != nil {
 		return env, fmt.Errorf("reconcile: read entity of pool %s: %w", poolID, err)
@@ -76,8 +83,11 @@ func (r *Reconciler) observe(ctx context.Context, env *poolEnv) error {
 	if env.instances, err = r.o.Store.ListInstances(ctx, store.InstanceFilter{EntityID: env.entity.ID}); err != nil {
 		return fmt.Errorf("reconcile: list instances: %w", err)
 	}
-	env.jobs, err = r.jobs.Queued(ctx, env.entity.ID)
-	return err
+	if env.jobs, err = r.jobs.Queued(ctx, env.entity.ID); err != nil {
+		return err
+	}
+	r.dropScaleSetJobs(ctx, env)
+	return nil
 }
 
 // spec is the pool's plan.Spec.

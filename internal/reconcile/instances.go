@@ -45,12 +45,12 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	if held, err := r.claim(ctx, in.PoolID); err != nil || !held {
+	if held, err := r.claim(ctx, env.pool.ID); err != nil || !held {
 		return workqueue.Result{}, err // another replica's pool: its reconciles hand the instance out there
 	}
 	env.waiter = r.instanceWaiter(name)
 	out, err := r.step(ctx, env, in)
-	if out.acted || err != nil {
+	if (out.acted || err != nil) && in.ScaleSetID == 0 {
 		r.pools.Add(in.PoolID)
 	}
 	return out.res, err
@@ -74,6 +74,9 @@ func (r *Reconciler) step(ctx context.Context, env *poolEnv, in garrison.Instanc
 // loadInstanceEnv reads what a step of the instance acts on: its pool, the pool's entity
 // and provider, and the controller. A missing pool gives errPoolGone.
 func (r *Reconciler) loadInstanceEnv(ctx context.Context, in garrison.Instance) (*poolEnv, error) {
+	if in.ScaleSetID != 0 {
+		return r.loadScaleSetEnv(ctx, in.ScaleSetID)
+	}
 	env, err := r.loadPool(ctx, in.PoolID)
 	if env == nil && errors.Is(err, garrison.ErrNotFound) {
 		return nil, errPoolGone

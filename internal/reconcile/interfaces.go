@@ -20,6 +20,8 @@ type Store interface {
 	ListEntities(ctx context.Context, f store.EntityFilter) ([]garrison.Entity, error)
 	Pool(ctx context.Context, id string) (garrison.Pool, error)
 	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
+	ScaleSet(ctx context.Context, id uint) (garrison.ScaleSet, error)
+	ListScaleSets(ctx context.Context, f store.ScaleSetFilter) ([]garrison.ScaleSet, error)
 	CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error)
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)

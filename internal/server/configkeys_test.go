@@ -135,17 +135,6 @@ func tryApp(t *testing.T, cfg Config) (*Server, *syncBuffer, error) {
 	return a, logs, nil
 }
 
-// refusedAsNotSupported checks that a config file with body is refused with a
-// not-supported-yet error naming key.
-func refusedAsNotSupported(t *testing.T, body, key string) {
-	t.Helper()
-	_, err := probeConfig(t, body)
-	var fe *config.FieldError
-	if !errors.Is(err, config.ErrNotSupported) || !errors.As(err, &fe) || fe.Key != key {
-		t.Errorf("%q: error %v, want %s refused as not supported yet", body, err, key)
-	}
-}
-
 // refused checks that a config file with body is refused with an error about key.
 func refused(t *testing.T, body, key string) {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
@@ -32,5 +31,3 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// backend returns the store backend of a, under the metrics' wrapper.
-func backend(a *Server) store.Store { return a.backend }

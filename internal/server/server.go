@@ -23,6 +23,8 @@ import (
 	"github.com/garrison-ci/garrison/internal/logstream"
 	"github.com/garrison-ci/garrison/internal/metrics"
 	"github.com/garrison-ci/garrison/internal/reconcile"
+	"github.com/garrison-ci/garrison/internal/scaleset"
+	"github.com/garrison-ci/garrison/internal/scaleset/actions"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/sweep"
 	"github.com/garrison-ci/garrison/internal/webui"
@@ -40,6 +42,8 @@ type Server struct {
 	forges    *forges.Hub
 	sweeper   *sweep.Sweeper
 	pools     *reconcile.Reconciler
+	scaleSets *scaleset.Controller // a listener per runner scale set
+	actions   *actions.Hub         // Actions-service clients, per entity
 	managers  *poolManagers
 	handler   http.Handler
 	api       *httpapi.Server // for the event renderer and closing websocket sessions
@@ -98,6 +102,7 @@ func (a *Server) wire(ctx context.Context) error {
 	if a.pools, err = a.newReconciler(tokens); err != nil {
 		return err
 	}
+	a.wireScaleSets(ctrl)
 	a.sweeper, err = sweep.New(a.sweepOptions())
 	if err != nil {
 		return err
@@ -191,6 +196,8 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
 		Notify:                  a.notifyPools,
+		ScaleSetForge:           a.actions,
+		NotifyScaleSet:          func(id uint) { a.scaleSets.Notify(id) },
 		Events:                  a.events,
 		Logs:                    logstream.FromLogger(a.logger),
 	}
@@ -257,6 +264,11 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer a.managers.running.Store(false)
 		if err := a.pools.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
 			a.logger.Error("pool reconciler stopped", "err", err)
+		}
+	})
+	wg.Go(func() {
+		if err := a.scaleSets.Run(bg); err != nil && !errors.Is(err, context.Canceled) {
+			a.logger.Error("scale-set listeners stopped", "err", err)
 		}
 	})
 	srv := httpapi.NewHTTPServer(a.handler, httpapi.DefaultTimeouts, a.logger)

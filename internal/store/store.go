@@ -114,7 +114,7 @@ type Entities interface {
 	// ListEntities lists the entities matching f in creation order.
 	ListEntities(ctx context.Context, f EntityFilter) ([]garrison.Entity, error)
 	UpdateEntity(ctx context.Context, id string, fn func(*garrison.Entity) error) (garrison.Entity, error)
-	// DeleteEntity: ErrInvalid while pools exist; ErrNotFound if missing.
+	// DeleteEntity: ErrInvalid while pools or scale sets exist; ErrNotFound if missing.
 	DeleteEntity(ctx context.Context, id string) error
 	// AddEntityEvent records an event; only the newest ones are kept (at least 100).
 	AddEntityEvent(ctx context.Context, entityID string, ev garrison.Event) error
@@ -168,10 +168,52 @@ type Templates interface {
 	SeedTemplates(ctx context.Context, ts []garrison.Template) (bool, error)
 }
 
-// InstanceFilter narrows ListInstances. Empty fields match everything.
-type InstanceFilter struct {
-	PoolID   string
+// ScaleSetFilter narrows ListScaleSets. Empty fields match everything.
+type ScaleSetFilter struct {
 	EntityID string
+}
+
+// ScaleSets keeps runner scale sets, the claim on each one's message session and the
+// listener's progress. Tags are the global tag rows, as for pools.
+type ScaleSets interface {
+	// CreateScaleSet validates and stores a new scale set with a new ID; ErrNotFound if
+	// the entity does not exist; ErrConflict if the entity has a scale set of that name in
+	// that runner group (case-insensitive).
+	CreateScaleSet(ctx context.Context, s garrison.ScaleSet) (garrison.ScaleSet, error)
+	ScaleSet(ctx context.Context, id uint) (garrison.ScaleSet, error)
+	// ListScaleSets lists the scale sets matching f in creation order.
+	ListScaleSets(ctx context.Context, f ScaleSetFilter) ([]garrison.ScaleSet, error)
+	// UpdateScaleSet runs fn under a write lock, validates and stores the result. fn
+	// cannot change ID, EntityID, CreatedAt, LastMessageID or Session (the listener's
+	// own, written by the methods below); the generation is bumped as for pools.
+	UpdateScaleSet(ctx context.Context, id uint, fn func(*garrison.ScaleSet) error) (garrison.ScaleSet, error)
+	// DeleteScaleSet: ErrInvalid while it has instances; nil if missing.
+	DeleteScaleSet(ctx context.Context, id uint) error
+	// ClaimScaleSetSession acquires or renews the scale set's session claim for owner
+	// until ttl from now and reports whether owner has it, with the claim as it was
+	// before (whose SessionID, after a takeover, names the dead holder's forge session).
+	// An expired claim of another owner is taken over. ErrNotFound if the scale set does
+	// not exist.
+	ClaimScaleSetSession(ctx context.Context, id uint, owner string, ttl time.Duration) (garrison.ScaleSetSession, bool, error)
+	// SetScaleSetSessionID records the forge session the claim's owner opened ("" once
+	// closed); ErrConflict if owner does not hold the claim.
+	SetScaleSetSessionID(ctx context.Context, id uint, owner, sessionID string) error
+	// ReleaseScaleSetSession gives the claim up if owner holds it.
+	ReleaseScaleSetSession(ctx context.Context, id uint, owner string) error
+	// RecordScaleSetMessage stores the listener's progress after a message: its id (kept
+	// only if larger than the stored one, so nothing is replayed) and the desired runner
+	// count of its statistics. ErrConflict if owner does not hold the claim: a listener
+	// that lost its session must not write.
+	RecordScaleSetMessage(ctx context.Context, id uint, owner string, messageID int64, desired int) error
+}
+
+// InstanceFilter narrows ListInstances. Empty fields match everything.
+// EntityID selects the runners of the entity's pools (as GARM's per-entity list does, not
+// those of its scale sets); ScaleSetID the runners of one scale set.
+type InstanceFilter struct {
+	PoolID     string
+	EntityID   string
+	ScaleSetID uint
 }
 
 // Instances keeps instances and their status messages.
@@ -308,6 +350,7 @@ type Store interface {
 	Entities
 	Pools
 	Templates
+	ScaleSets
 	Instances
 	Jobs
 	Leases

@@ -83,6 +83,7 @@ type Bed struct {
 	API          *apiclient.Client   // logged in by Login
 	ControllerID string              // set by SetControllerURLs
 	PoolIDs      []string            // the pools Setup created
+	ScaleSetIDs  []uint              // the scale sets Setup created
 	Queued       map[int64]time.Time // job id → when the bed queued it
 
 	AdminUser     string // the administrator Login created

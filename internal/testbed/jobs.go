@@ -20,6 +20,7 @@ var DemoLabels = [][]string{
 	{"self-hosted", "linux", "small"},
 	{"self-hosted", "linux", "large"},
 	{"self-hosted", "linux"},
+	{"demo-scaleset"}, // the runner scale set's (DemoScaleSet)
 }
 
 // runJobs resets the forge call counts, queues the burst and reports progress until

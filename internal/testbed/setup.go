@@ -41,6 +41,24 @@ func (b *Bed) Setup(ctx context.Context) error {
 		b.PoolIDs = append(b.PoolIDs, pool.ID)
 		fmt.Fprintf(b.out, "  pool %-11s tags %s, max %d, min idle %d\n", p.flavor, strings.Join(p.tags, ","), p.max, p.minIdle)
 	}
+	return b.addScaleSet(ctx, repo.ID)
+}
+
+// DemoScaleSet is the name (and runs-on label) of the demo's runner scale set.
+const DemoScaleSet = "demo-scaleset"
+
+// addScaleSet adds the demo's runner scale set next to the pools: its demand comes from
+// the simulator's Actions service, not from webhooks.
+func (b *Bed) addScaleSet(ctx context.Context, repoID string) error {
+	ss, err := b.API.CreateScaleSet(ctx, apiclient.Repositories, repoID, apiv1.CreateScaleSetParams{
+		Name: DemoScaleSet, ProviderName: ProviderName, MaxRunners: 4, MinIdleRunners: 0,
+		Image: "demo", Flavor: "small", OSType: "linux", OSArch: "amd64", Enabled: true,
+	})
+	if err != nil {
+		return fmt.Errorf("creating scale set %s: %w", DemoScaleSet, err)
+	}
+	b.ScaleSetIDs = append(b.ScaleSetIDs, ss.ID)
+	fmt.Fprintf(b.out, "  scale set %-6s runs-on %s, max %d, min idle %d\n", "", DemoScaleSet, ss.MaxRunners, ss.MinIdleRunners)
 	return nil
 }
 

@@ -16,7 +16,8 @@ import (
 // scaleDownTimeout bounds the wait for the last instance to go.
 const scaleDownTimeout = 60 * time.Second
 
-// ScaleDown sets the min idle runners of the pools in PoolIDs to 0 and disables them,
+// ScaleDown sets the min idle runners of the pools in PoolIDs (and of the scale sets in
+// ScaleSetIDs) to 0 and disables them,
 // asks garrison to delete the runners that are left (idle runners would otherwise wait
 // out the reconciler's scale-down grace period) and waits until garrison has no instance.
 func (b *Bed) ScaleDown(ctx context.Context) error {
@@ -28,7 +29,12 @@ func (b *Bed) ScaleDown(ctx context.Context) error {
 			return fmt.Errorf("scaling pool %s down: %w", id, err)
 		}
 	}
-	fmt.Fprintln(b.out, "scaling down: pools disabled with min idle 0")
+	for _, id := range b.ScaleSetIDs {
+		if _, err := b.API.UpdateScaleSet(ctx, id, apiv1.UpdateScaleSetParams{MinIdleRunners: &zero, Enabled: &off}); err != nil {
+			return fmt.Errorf("scaling scale set %d down: %w", id, err)
+		}
+	}
+	fmt.Fprintln(b.out, "scaling down: pools and scale sets disabled with min idle 0")
 	asked := map[string]bool{}
 	t := time.NewTicker(progressTick)
 	defer t.Stop()

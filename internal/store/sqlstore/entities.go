@@ -170,7 +170,7 @@ func (s *Store) storeEntity(ctx context.Context, c conn, e garrison.Entity) erro
 	return s.wrapErr("update entity", err)
 }
 
-// DeleteEntity removes the entity and its events; ErrInvalid while pools exist;
+// DeleteEntity removes the entity and its events; ErrInvalid while pools or scale sets exist;
 // ErrNotFound if missing.
 func (s *Store) DeleteEntity(ctx context.Context, id string) error {
 	return s.write(ctx, func(c conn) error {
@@ -185,9 +185,15 @@ func (s *Store) DeleteEntity(ctx context.Context, id string) error {
 		if used {
 			return invalid("%s has pools", typ)
 		}
+		if used, err = c.exists(ctx, `SELECT 1 FROM scale_sets WHERE entity_id = ? LIMIT 1`, id); err != nil {
+			return err
+		}
+		if used {
+			return invalid("%s has scale sets", typ)
+		}
 		_, err = c.exec(ctx, `DELETE FROM entities WHERE id = ?`, id)
 		if s.d.foreignKey(err) {
-			return invalid("%s has pools", typ)
+			return invalid("%s has pools or scale sets", typ)
 		}
 		return s.wrapErr("delete entity", err)
 	})

@@ -262,13 +262,16 @@ func (s *Store) importInstances(ctx context.Context, c conn, snap store.Snapshot
 		if strings.TrimSpace(i.ID) == "" || strings.TrimSpace(i.Name) == "" {
 			return invalid("an imported instance has no id or no name")
 		}
+		if i.PoolID == "" && i.ScaleSetID == 0 {
+			return notFound("pool %s not found", i.PoolID)
+		}
 		i.CreatedAt, i.UpdatedAt = stamp(i.CreatedAt, at), stamp(i.UpdatedAt, at)
 		args, err := s.instanceArgs(i)
 		if err != nil {
 			return err
 		}
 		_, err = c.exec(ctx, `INSERT INTO instances (id, name, `+instanceColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			append([]any{i.ID, i.Name}, args...)...)
 		if s.d.unique(err) {
 			return conflict("instance %s (%s) or provider id %q already exists", i.Name, i.ID, i.ProviderID)

@@ -11,18 +11,18 @@ import (
 )
 
 // instanceColumns are an instance's columns after id and name, in instanceArgs order.
-const instanceColumns = `pool_id, provider_name, provider_id, agent_id, os_type, os_name, os_version,
+const instanceColumns = `pool_id, scale_set_id, provider_name, provider_id, agent_id, os_type, os_name, os_version,
 	os_arch, addresses, status, runner_status, provider_fault, create_attempt, token_fetched, jit_config,
 	runner_group, generation, metadata_url, callback_url, heartbeat, job_id, created_at, updated_at`
 
-const instanceSelect = `SELECT i.id, i.name, i.pool_id, i.provider_name, i.provider_id, i.agent_id,
+const instanceSelect = `SELECT i.id, i.name, COALESCE(i.pool_id, ''), COALESCE(i.scale_set_id, 0), i.provider_name, i.provider_id, i.agent_id,
 	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
 	i.provider_fault, i.create_attempt, i.token_fetched, i.jit_config, i.runner_group, i.generation,
 	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
 
 // instanceListSelect is instanceSelect without the sealed JIT config (read as NULL, so
 // scanInstance leaves JITConfig nil): lists neither read nor unseal it.
-const instanceListSelect = `SELECT i.id, i.name, i.pool_id, i.provider_name, i.provider_id, i.agent_id,
+const instanceListSelect = `SELECT i.id, i.name, COALESCE(i.pool_id, ''), COALESCE(i.scale_set_id, 0), i.provider_name, i.provider_id, i.agent_id,
 	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
 	i.provider_fault, i.create_attempt, i.token_fetched, NULL, i.runner_group, i.generation,
 	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
@@ -34,7 +34,7 @@ func (s *Store) scanInstance(sc interface{ Scan(...any) error }) (garrison.Insta
 		i   garrison.Instance
 		jit []byte
 	)
-	err := sc.Scan(&i.ID, &i.Name, &i.PoolID, &i.ProviderName, &i.ProviderID, &i.AgentID, &i.OSType,
+	err := sc.Scan(&i.ID, &i.Name, &i.PoolID, &i.ScaleSetID, &i.ProviderName, &i.ProviderID, &i.AgentID, &i.OSType,
 		&i.OSName, &i.OSVersion, &i.OSArch, jsonCol{&i.Addresses}, &i.Status, &i.RunnerStatus,
 		&i.ProviderFault, &i.CreateAttempt, &i.TokenFetched, &jit, &i.RunnerGroup, &i.Generation,
 		&i.MetadataURL, &i.CallbackURL, utc(&i.Heartbeat), &i.JobID, utc(&i.CreatedAt), utc(&i.UpdatedAt))
@@ -70,7 +70,14 @@ func (s *Store) instanceArgs(i garrison.Instance) ([]any, error) {
 			return nil, err
 		}
 	}
-	return []any{i.PoolID, i.ProviderName, i.ProviderID, i.AgentID, i.OSType, i.OSName, i.OSVersion,
+	var pool, scaleSet any // NULL for the owner the instance does not have
+	if i.PoolID != "" {
+		pool = i.PoolID
+	}
+	if i.ScaleSetID != 0 {
+		scaleSet = int64(i.ScaleSetID)
+	}
+	return []any{pool, scaleSet, i.ProviderName, i.ProviderID, i.AgentID, i.OSType, i.OSName, i.OSVersion,
 		i.OSArch, addrs, i.Status, i.RunnerStatus, bytesArg(i.ProviderFault), int64(i.CreateAttempt),
 		i.TokenFetched, jit, i.RunnerGroup, int64(i.Generation), i.MetadataURL, i.CallbackURL,
 		timeArg(i.Heartbeat), i.JobID, i.CreatedAt, i.UpdatedAt}, nil
@@ -92,15 +99,11 @@ func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garris
 		return garrison.Instance{}, err
 	}
 	err = s.write(ctx, func(c conn) error {
-		ok, err := c.exists(ctx, c.forUpdate(`SELECT 1 FROM pools WHERE id = ?`), i.PoolID)
-		if err != nil {
+		if err := s.checkInstanceOwner(ctx, c, i); err != nil {
 			return err
 		}
-		if !ok {
-			return notFound("pool %s not found", i.PoolID)
-		}
-		_, err = c.exec(ctx, `INSERT INTO instances (id, name, `+instanceColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := c.exec(ctx, `INSERT INTO instances (id, name, `+instanceColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			append([]any{i.ID, i.Name}, args...)...)
 		return s.instanceWriteErr(err, i)
 	})
@@ -108,6 +111,26 @@ func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garris
 		return garrison.Instance{}, err
 	}
 	return i, nil
+}
+
+// checkInstanceOwner checks that the instance has exactly one owner, a pool or a scale
+// set, and that it exists (locking it against a concurrent delete).
+func (s *Store) checkInstanceOwner(ctx context.Context, c conn, i garrison.Instance) error {
+	switch {
+	case (i.PoolID == "") == (i.ScaleSetID == 0):
+		return invalid("an instance belongs to exactly one pool or scale set")
+	case i.ScaleSetID != 0:
+		ok, err := c.exists(ctx, c.forUpdate(`SELECT 1 FROM scale_sets WHERE id = ?`), int64(i.ScaleSetID))
+		if err == nil && !ok {
+			err = notFound("scale set %d not found", i.ScaleSetID)
+		}
+		return err
+	}
+	ok, err := c.exists(ctx, c.forUpdate(`SELECT 1 FROM pools WHERE id = ?`), i.PoolID)
+	if err == nil && !ok {
+		err = notFound("pool %s not found", i.PoolID)
+	}
+	return err
 }
 
 // instanceWriteErr maps the error of an instance insert or update.
@@ -119,6 +142,8 @@ func (s *Store) instanceWriteErr(err error, i garrison.Instance) error {
 		return conflict("instance %s or provider id %s already exists", i.Name, i.ProviderID)
 	case s.d.unique(err):
 		return conflict("instance %s already exists", i.Name)
+	case s.d.foreignKey(err) && i.ScaleSetID != 0:
+		return notFound("scale set %d not found", i.ScaleSetID)
 	case s.d.foreignKey(err):
 		return notFound("pool %s not found", i.PoolID)
 	}
@@ -160,8 +185,8 @@ func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garr
 // ListInstances returns the instances matching f, without status messages and with a
 // nil JITConfig (not read, not unsealed), in creation order.
 func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
-	q := instanceListSelect + ` WHERE (? = '' OR i.pool_id = ?)`
-	args := []any{f.PoolID, f.PoolID}
+	q := instanceListSelect + ` WHERE (? = '' OR i.pool_id = ?) AND (? = 0 OR i.scale_set_id = ?)`
+	args := []any{f.PoolID, f.PoolID, int64(f.ScaleSetID), int64(f.ScaleSetID)}
 	if f.EntityID != "" {
 		q += ` AND i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`
 		args = append(args, f.EntityID)
@@ -174,7 +199,7 @@ func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]ga
 }
 
 // UpdateInstance runs fn on the instance under a write lock and stores the result. ID,
-// Name, PoolID and CreatedAt cannot change and status messages are not written;
+// Name, PoolID, ScaleSetID and CreatedAt cannot change and status messages are not written;
 // ErrConflict if the provider id becomes a duplicate.
 func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error) {
 	var out garrison.Instance
@@ -188,13 +213,14 @@ func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garris
 			return err
 		}
 		next.ID, next.Name, next.PoolID, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Name, cur.PoolID, cur.CreatedAt, now()
+		next.ScaleSetID = cur.ScaleSetID
 		next.StatusMessages = cur.StatusMessages
 		args, err := s.instanceArgs(next)
 		if err != nil {
 			return err
 		}
 		_, err = c.exec(ctx, `UPDATE instances SET (`+instanceColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
 			append(args, next.ID)...)
 		if err := s.instanceWriteErr(err, next); err != nil {
 			return err

@@ -84,6 +84,7 @@ var migrationCases = []testCase{
 		t.Logf("refused with: %v", err)
 	}},
 	{"Migrations/JobSeqNumbersExistingJobs", func(t *testing.T, b Backend, _ store.Store) { migrateJobSeq(t, b) }},
+	{"Migrations/ScaleSetsKeepInstancesAndEvents", func(t *testing.T, b Backend, _ store.Store) { migrateScaleSets(t, b) }},
 }
 
 // jobSeqVersion is the migration that gives jobs their Seq.
@@ -128,4 +129,42 @@ func wantJobs(t *testing.T, list []garrison.Job, ids, seqs []int64) {
 	if !slices.Equal(gotIDs, ids) || !slices.Equal(gotSeqs, seqs) {
 		t.Fatalf("jobs %v with seqs %v, want %v with %v", gotIDs, gotSeqs, ids, seqs)
 	}
+}
+
+// scaleSetVersion is the migration that adds scale sets and makes instances' pool
+// optional (rebuilding the instances table on SQLite).
+const scaleSetVersion = 10
+
+// migrateScaleSets writes an instance with status messages in the schema before scale
+// sets, migrates, and checks both survive and that scale-set instances can be stored.
+func migrateScaleSets(t *testing.T, b Backend) {
+	if b.OpenAt == nil || b.Reopen == nil || b.DB == nil {
+		t.Skip("backend cannot open an older schema")
+	}
+	ctx := t.Context()
+	old := b.OpenAt(t, scaleSetVersion-1)
+	f := setup(t, old)
+	db := b.DB(t, old)
+	_, err := db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO instances (id, name, pool_id, provider_id, status, created_at, updated_at)
+		VALUES ('i1', 'garm-old', '%s', 'prov-1', 'running', '2026-01-01 10:00:00+00:00', '2026-01-01 10:00:00+00:00')`, f.pool.ID))
+	must(t, err)
+	for i := range 3 {
+		_, err := db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO instance_events (instance_id, created_at, type, level, message)
+			VALUES ('i1', '2026-01-01 10:00:0%d+00:00', 'status', 'info', 'message %d')`, i, i))
+		must(t, err)
+	}
+	must(t, old.Close())
+	s, err := b.Reopen(t, old, NewSealer(Passphrase))
+	must(t, err)
+	in := ok(s.Instance(ctx, "garm-old")).get(t)
+	if in.PoolID != f.pool.ID || in.ScaleSetID != 0 || in.ProviderID != "prov-1" || in.Status != garrison.InstanceRunning {
+		t.Fatalf("instance after the migration: %+v", in)
+	}
+	if len(in.StatusMessages) != 3 || in.StatusMessages[2].Message != "message 2" {
+		t.Fatalf("status messages after the migration: %+v", in.StatusMessages)
+	}
+	ss := ok(s.CreateScaleSet(ctx, newScaleSet(f.entity.ID, "set-a"))).get(t)
+	ok(s.CreateInstance(ctx, newScaleSetInstance("garm-new", ss.ID))).get(t)
+	must(t, s.AddInstanceEvent(ctx, "garm-old", garrison.Event{Type: garrison.EventStatus, Message: "after"}))
+	must(t, s.DeleteInstance(ctx, "garm-old")) // events cascade with the rebuilt table
 }

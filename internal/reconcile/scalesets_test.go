@@ -1,0 +1,117 @@
+package reconcile
+
+import (
+	"testing"
+	"time"
+
+	"github.com/garrison-ci/garrison"
+)
+
+// TestScaleSetRunnerLifecycle: the instances controller creates a scale set's runner with
+// the provider under the scale set's pool id, keeps the JIT configuration the listener
+// got, deletes it with backoff when the provider fails, and force-deletes it whatever
+// the provider says.
+func TestScaleSetRunnerLifecycle(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
+		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	jit := map[string]string{".runner": "e30="}
+	for _, name := range []string{"ss-one", "ss-two"} {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
+			OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstancePendingCreate,
+			RunnerStatus: garrison.RunnerPending, JITConfig: jit, AgentID: 0,
+			MetadataURL: h.ctrl.MetadataURL, CallbackURL: h.ctrl.CallbackURL}))(t)
+	}
+	r := h.reconciler(h.prov)
+	r.NotifyInstances("ss-one", "ss-two")
+	h.drain(r)
+	names := h.providerNames(ss.PoolID())
+	for _, name := range []string{"ss-one", "ss-two"} {
+		in := must(h.store.Instance(ctx, name))(t)
+		if in.Status != garrison.InstanceRunning || in.ProviderID == "" || in.JITConfig[".runner"] != "e30=" {
+			t.Fatalf("%s after its create step: %+v", name, in)
+		}
+		if !names[name] {
+			t.Fatalf("%s not in the provider under pool %s: %v", name, ss.PoolID(), names)
+		}
+	}
+	if len(h.forgeNames()) != 0 {
+		t.Fatalf("a scale-set runner was registered through the REST API: %v", h.forgeNames())
+	}
+
+	// The provider refuses deletes: a normal delete waits and retries, a forced one
+	// goes through.
+	rf := h.reconciler(failingDeletes{h.prov})
+	for name, st := range map[string]garrison.InstanceStatus{"ss-one": garrison.InstancePendingDelete, "ss-two": garrison.InstancePendingForceDelete} {
+		must(h.store.UpdateInstance(ctx, name, func(i *garrison.Instance) error { i.Status = st; return nil }))(t)
+	}
+	rf.NotifyInstances("ss-one", "ss-two")
+	h.drain(rf)
+	if in, err := h.store.Instance(ctx, "ss-one"); err != nil || in.Status.Deleting() == false {
+		t.Fatalf("ss-one after a refused delete: %+v %v", in, err)
+	}
+	if _, err := h.store.Instance(ctx, "ss-two"); err == nil {
+		t.Fatal("ss-two survived a forced delete")
+	}
+	// The provider works again: the waiting delete completes once its backoff is over.
+	h.advance(time.Minute)
+	r.NotifyInstances("ss-one")
+	h.drain(r)
+	if _, err := h.store.Instance(ctx, "ss-one"); err == nil {
+		t.Fatal("ss-one survived its retried delete")
+	}
+	if n := len(h.providerNames(ss.PoolID())); n != 1 {
+		t.Fatalf("%d instances left in the provider, want the force-deleted one only", n)
+	}
+}
+
+// TestScaleSetJobReasons: a queued job that targets a scale set of its entity says so in
+// the ledger instead of "no pool has all of the labels".
+func TestScaleSetJobReasons(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	p := h.pool(0, 1, "")
+	must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "big-set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "i", Flavor: "f", OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64,
+		MaxRunners: 3, Tags: garrison.TagsFromNames([]string{"gpu"})}))(t)
+	for id, labels := range map[int64][]string{1: {"big-set"}, 2: {"BIG-SET", "gpu"}, 3: {"nothing-has-this"}} {
+		must(h.store.UpsertJob(ctx, id, func(j *garrison.Job, _ bool) error {
+			j.Action, j.Labels, j.EntityID, j.EntityType = garrison.JobQueued, labels, h.entity.ID, h.entity.Type
+			return nil
+		}))(t)
+	}
+	h.settle(h.reconciler(h.prov), p.ID)
+	for id, want := range map[int64]string{
+		1: garrison.ReasonScaleSet("big-set"),
+		2: garrison.ReasonScaleSet("big-set"),
+		3: garrison.ReasonNoPool([]string{"nothing-has-this"}),
+	} {
+		if got := must(h.store.Job(ctx, id))(t).Reason; got != want {
+			t.Errorf("job %d: reason %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestPoolsLeaveScaleSetJobs: a job aimed at a scale set gets no pool runner even when a
+// pool's labels match it.
+func TestPoolsLeaveScaleSetJobs(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	p := h.pool(0, 3, "") // tags self-hosted, linux, x64
+	must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "linux", ScaleSetID: 5,
+		ProviderName: "sim", Image: "i", Flavor: "f", OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64,
+		MaxRunners: 3, Tags: garrison.TagsFromNames([]string{"self-hosted"})}))(t)
+	must(h.store.UpsertJob(ctx, 1, func(j *garrison.Job, _ bool) error {
+		j.Action, j.Labels, j.EntityID, j.EntityType = garrison.JobQueued, []string{"self-hosted", "linux"}, h.entity.ID, h.entity.Type
+		return nil
+	}))(t)
+	h.settle(h.reconciler(h.prov), p.ID)
+	if n := len(h.instances(p.ID)); n != 0 {
+		t.Fatalf("the pool made %d runners for a scale set's job", n)
+	}
+	if got := must(h.store.Job(ctx, 1))(t).Reason; got != garrison.ReasonScaleSet("linux") {
+		t.Fatalf("reason %q", got)
+	}
+}

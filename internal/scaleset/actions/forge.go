@@ -1,0 +1,80 @@
+package actions
+
+import (
+	"context"
+
+	"github.com/garrison-ci/garrison"
+	fss "github.com/garrison-ci/garrison/internal/forge/scaleset"
+)
+
+// The REST API's scale-set calls (httpapi.ScaleSetForge).
+
+// runnerGroupID is the forge id of the scale set's runner group: repositories have only
+// the default group (id 1, as GARM does); organizations and enterprises look it up.
+func (h *Hub) runnerGroupID(ctx context.Context, c *fss.Client, e garrison.Entity, name string) (int64, error) {
+	if e.Type == garrison.Repository {
+		return 1, nil
+	}
+	g, err := c.RunnerGroup(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	return g.ID, nil
+}
+
+func (h *Hub) forgeSet(ctx context.Context, c *fss.Client, e garrison.Entity, ss garrison.ScaleSet) (fss.ScaleSet, error) {
+	gid, err := h.runnerGroupID(ctx, c, e, ss.RunnerGroup)
+	if err != nil {
+		return fss.ScaleSet{}, err
+	}
+	return fss.ScaleSet{Name: ss.Name, RunnerGroupID: gid, Labels: ss.Labels(), DisableUpdate: ss.DisableUpdate}, nil
+}
+
+// CreateScaleSet creates the scale set on the forge and returns its id.
+func (h *Hub) CreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error) {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return 0, err
+	}
+	want, err := h.forgeSet(ctx, c, e, ss)
+	if err != nil {
+		return 0, err
+	}
+	got, err := c.CreateScaleSet(ctx, want)
+	if err != nil {
+		return 0, err
+	}
+	return int(got.ID), nil
+}
+
+// UpdateScaleSet sends the scale set's name, runner group, labels and update setting.
+func (h *Hub) UpdateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) error {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return err
+	}
+	want, err := h.forgeSet(ctx, c, e, ss)
+	if err != nil {
+		return err
+	}
+	_, err = c.UpdateScaleSet(ctx, int64(ss.ScaleSetID), want)
+	return err
+}
+
+// DeleteScaleSet deletes the forge's scale set; garrison.ErrNotFound when it is gone.
+func (h *Hub) DeleteScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) error {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return err
+	}
+	return c.DeleteScaleSet(ctx, int64(ss.ScaleSetID))
+}
+
+// RemoveRunner removes a scale-set runner through the agents API.
+func (h *Hub) RemoveRunner(ctx context.Context, e garrison.Entity, _ garrison.ScaleSet, agentID int64) error {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return err
+	}
+	return mapErr(c.RemoveRunner(ctx, agentID))
+}
