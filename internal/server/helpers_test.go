@@ -4,7 +4,6 @@ import (
 	"net"
 	"testing"
 	"time"
-
 )
 
 // freeAddr returns a loopback address with a port that was free a moment ago.
@@ -30,4 +29,3 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
-
