@@ -1,15 +1,10 @@
 package httpapi
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net/url"
+	"os"
 	"testing"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
@@ -19,30 +14,26 @@ import (
 // FixtureCertPEM and FixtureAppKeyPEM give the external tests the same inputs.
 var FixtureCertPEM, FixtureAppKeyPEM = testCertPEM, testAppKeyPEM
 
-// testCertPEM is a self-signed certificate in PEM.
+// testCertPEM is a self-signed test CA certificate in PEM (testdata/ca.pem). Fuzz
+// targets read fixed inputs: generating keys in every fuzz worker is too slow.
 func testCertPEM(t testing.TB) []byte {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	b, err := os.ReadFile("testdata/ca.pem")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, NotBefore: time.Unix(0, 0),
-		NotAfter: time.Unix(1<<32, 0), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return b
 }
 
-// testAppKeyPEM is an RSA private key in PKCS#1 PEM, as GitHub issues App keys.
+// testAppKeyPEM is an RSA private key in PKCS#1 PEM, as GitHub issues App keys
+// (testdata/app-key.pem, made for these tests only).
 func testAppKeyPEM(t testing.TB) []byte {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	b, err := os.ReadFile("testdata/app-key.pem")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	return b
 }
 
 // FuzzParseCABundle: an endpoint's ca_cert_bundle is admin input that the forge clients
@@ -52,7 +43,7 @@ func FuzzParseCABundle(f *testing.F) {
 	cert := testCertPEM(f)
 	for _, s := range [][]byte{cert, append(append([]byte{}, cert...), cert...), append([]byte("junk\n"), cert...),
 		append(append([]byte{}, cert...), []byte("trailing")...), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"),
-		[]byte("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"), nil, []byte("  \n")} {
+		[]byte("-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n"), {}, []byte("  \n")} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, bundle []byte) {
@@ -79,7 +70,7 @@ func FuzzParseCABundle(f *testing.F) {
 func FuzzCheckAppKey(f *testing.F) {
 	key := testAppKeyPEM(f)
 	for _, s := range [][]byte{key, append([]byte("junk\n"), key...), key[:len(key)/2],
-		[]byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), []byte("-----BEGIN RSA PRIVATE KEY-----\n\n-----END RSA PRIVATE KEY-----\n"), nil} {
+		[]byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), []byte("-----BEGIN RSA PRIVATE KEY-----\n\n-----END RSA PRIVATE KEY-----\n"), {}} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, key []byte) {

@@ -1,6 +1,7 @@
 package sdk
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -100,7 +101,7 @@ func decodeExtraSpecs(v string) (json.RawMessage, error) {
 	if !json.Valid(raw) {
 		return nil, invalidInput{fmt.Errorf("%s is not valid JSON", provider.EnvPoolExtraSpecs)}
 	}
-	if string(raw) == "null" {
+	if string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
 	return raw, nil

@@ -1,11 +1,15 @@
 // Package gitea is garrison's client for Gitea 1.24 and later (plain net/http and
-// encoding/json). Gitea runners register with a registration token; there is no JIT API.
+// encoding/json). Gitea runners register with a registration token; there is no JIT API:
+// CreateJITConfig answers an error wrapping garrison.ErrJITUnsupported. The client has
+// the GitHub client's method set and answers the domain's types (garrison.Runner,
+// garrison.Hook; runner downloads in the provider wire shape).
 //
 // Scopes: a repository or organization garrison.Entity, or a forge instance (a
 // garrison.ForgeInstance entity, or Instance, the zero Entity) for instance-wide ("admin")
 // runners, tokens and hooks. Failures wrap a *garrison.Error
 // (404 → ENotFound, 401/403 → EUnauthorized, 409 → EConflict, 422 → EUnprocessable, 400 →
-// EInvalid) with Gitea's message.
+// EInvalid) with Gitea's message; an answer that does not decode, or a listing longer
+// than maxPages pages, is EUnprocessable.
 package gitea
 
 import (

@@ -173,6 +173,7 @@ func TestCallsWaitingForRetryAfterAreReleasedSpread(t *testing.T) {
 	if atExpiry := countWithin(released, expiry, spacing); atExpiry > 1 {
 		t.Fatalf("%d calls within %v of the expiry, want 1", atExpiry, spacing)
 	}
+	t.Logf("%d calls released from +%v to +%v after the expiry", n, released[0].Sub(expiry), released[n-1].Sub(expiry))
 }
 
 // countWithin counts the times in [from, from+d).
@@ -205,6 +206,7 @@ func TestRepeatedLimitAfterResetBacksOffExponentially(t *testing.T) {
 	backoff := time.Second
 	for i := 1; i < len(times); i++ {
 		gap := times[i].Sub(times[i-1])
+		t.Logf("retry %d after %v", i, gap)
 		if lo, hi := backoff/2, backoff+spacing/2+step; gap < lo || gap > hi {
 			t.Errorf("retry %d came %v after the previous answer, want within [%v, %v]", i, gap, lo, hi)
 		}
