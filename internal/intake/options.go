@@ -47,6 +47,13 @@ type Store interface {
 	PoolLister
 	InstanceStore
 	JobLedger
+	ScaleSetReader
+}
+
+// ScaleSetReader reads a scale set: a scale set's runner is the entity's when the scale
+// set is.
+type ScaleSetReader interface {
+	ScaleSet(ctx context.Context, id uint) (garrison.ScaleSet, error)
 }
 
 // Defaults of Options.

@@ -137,7 +137,7 @@ func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.En
 	case err != nil:
 		return target{}, err
 	}
-	owned, err := h.hasPool(ctx, ent.ID, inst.PoolID)
+	owned, err := h.owns(ctx, ent.ID, inst)
 	switch {
 	case err != nil:
 		return target{}, err
@@ -147,6 +147,21 @@ func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.En
 		tg.foreign = true
 	}
 	return tg, nil
+}
+
+// owns reports whether inst runs in one of the entity's pools or scale sets.
+func (h *Handler) owns(ctx context.Context, entityID string, inst garrison.Instance) (bool, error) {
+	if inst.ScaleSetID == 0 {
+		return h.hasPool(ctx, entityID, inst.PoolID)
+	}
+	ss, err := h.store.ScaleSet(ctx, inst.ScaleSetID)
+	switch {
+	case errors.Is(err, garrison.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return ss.EntityID == entityID, nil
 }
 
 // hasPool reports whether poolID is one of the entity's pools, enabled or not. Cached
