@@ -24,6 +24,7 @@ const (
 	runnerGtRepo1 = "gt-repo1"
 	runnerGtRepo2 = "gt-repo2"
 	runnerGtFI    = "gt-forge-instance"
+	runnerOrgSS   = "garm-org-scaleset" // a runner of the organization's scale set
 )
 
 // scoped adds, next to the env's entities, an entity of every scope, each with a pool
@@ -44,6 +45,9 @@ func (e *env) scoped() {
 	for _, s := range gh {
 		ent := e.entity(garrison.GitHubComEndpoint, garrison.GitHub, s.ent)
 		e.newRunner(e.newPool(ent.ID, stdLabels...).ID, s.runner)
+		if s.ent.Type == garrison.Organization {
+			e.newScaleSetRunner(ent.ID, runnerOrgSS)
+		}
 	}
 	e.newRunner(e.gpool.ID, runnerGtOrg)
 	fi := e.entity("gitea-local", garrison.Gitea, garrison.Entity{Type: garrison.ForgeInstance, Name: "fi", WebhookSecret: giteaSecret})
@@ -57,6 +61,18 @@ func (e *env) scoped() {
 func (e *env) newRunner(poolID, name string) {
 	e.t.Helper()
 	_, err := e.st.CreateInstance(e.t.Context(), garrison.Instance{Name: name, PoolID: poolID, ProviderName: "sim",
+		OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstanceRunning, RunnerStatus: garrison.RunnerIdle})
+	must(e.t, err)
+}
+
+// newScaleSetRunner adds a scale set to the entity with one idle runner.
+func (e *env) newScaleSetRunner(entityID, name string) {
+	e.t.Helper()
+	ss, err := e.st.CreateScaleSet(e.t.Context(), garrison.ScaleSet{Name: "set-" + name, EntityID: entityID, ProviderName: "sim",
+		Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, MaxRunners: 2,
+		RunnerGroup: garrison.DefaultRunnerGroup})
+	must(e.t, err)
+	_, err = e.st.CreateInstance(e.t.Context(), garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
 		OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstanceRunning, RunnerStatus: garrison.RunnerIdle})
 	must(e.t, err)
 }
@@ -128,6 +144,8 @@ func TestForeignRunner(t *testing.T) {
 		{"GitHub organization names its enterprise's runner", ghOrg, runnerEnt},
 		{"GitHub enterprise names an organization's runner", ghEnt, runnerOrg},
 		{"GitHub enterprise names a repository's runner", ghEnt, ourRunner},
+		{"GitHub repository names its organization's scale-set runner", ghRepoA, runnerOrgSS},
+		{"GitHub enterprise names an organization's scale-set runner", ghEnt, runnerOrgSS},
 		{"Gitea repository names another repository's runner", gtRepo("repo2"), runnerGtRepo1},
 		{"Gitea repository names its organization's runner", gtRepo("repo1"), runnerGtOrg},
 		{"Gitea organization names a runner of one of its repositories", gtOrg, runnerGtRepo2},
@@ -150,6 +168,17 @@ func TestForeignRunner(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestScaleSetRunnerOwned checks that the organization's own delivery naming the runner of
+// its scale set is the organization's: the job is recorded and follows the runner.
+func TestScaleSetRunnerOwned(t *testing.T) {
+	e := newEnv(t)
+	e.scoped()
+	e.sendStep(t, 0, step{d: ghOrg("in_progress", runnerOrgSS), status: 200, result: ResultOK})
+	e.wantAction(500, garrison.JobInProgress)
+	e.sendStep(t, 1, step{d: ghOrg("completed", runnerOrgSS), status: 200, result: ResultOK})
+	e.wantAction(500, garrison.JobCompleted)
 }
 
 // TestForeignRunnerKnownJob checks that another entity's delivery naming our runner does
