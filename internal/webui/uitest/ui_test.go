@@ -309,13 +309,14 @@ func (e *uiEnv) tourPages(t *testing.T, poolID string) {
 	b.waitJS("the pool update event", `[...document.querySelectorAll('main tbody tr')].some((r) => r.textContent.includes('pool') && r.textContent.includes('update'))`)
 	b.checkA11y("/ui/events")
 	b.shot("16-events")
-	// The templates page works whether or not the server has the templates API.
+	// The templates page lists the system templates, and its editor saves a user template.
 	b.run("reading the templates page", chromedp.Navigate(e.URL+"/ui/templates"))
-	b.waitJS("the templates content", `!!document.querySelector('main table, main .notice')`)
+	b.waitJS("the templates table", `!!document.querySelector('main table')`)
 	text := eval[string](b, `document.querySelector('main').textContent`)
 	if contains(text, "Could not load") {
 		t.Errorf("templates page shows an error: %s", text)
 	}
+	editTemplate(t, b, e)
 
 	// Keyboard: the first Tab reaches the skip link; a navigation puts the focus on the
 	// new page's heading.
@@ -389,3 +390,31 @@ func (e *uiEnv) dark(t *testing.T, poolID string) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// editTemplate creates a user template in the web UI's editor: a template that does not
+// parse is refused with its line, a good one is saved and the server has its script.
+func editTemplate(t *testing.T, b *browser, e *uiEnv) {
+	t.Helper()
+	b.run("opening the template editor", chromedp.Navigate(e.URL+"/ui/templates/new"))
+	b.fill(`main [name="name"]`, "ui-template")
+	b.fill(`main [name="description"]`, "made in the web UI")
+	b.fill(`main [name="data"]`, "#!/bin/bash\necho {{ .RunnerName }\n")
+	b.click(`main button[type="submit"]`)
+	b.waitJS("the refusal", `(() => { const n = document.querySelector('main [role="alert"]'); return !!n && !n.hidden && n.textContent.includes('line 2'); })()`)
+	const script = "#!/bin/bash\necho {{ .RunnerName }}\n"
+	b.fill(`main [name="data"]`, script)
+	b.click(`main button[type="submit"]`)
+	b.waitHeading("Template ui-template")
+	ts, err := e.API.ListTemplatesFull(t.Context(), apiclient.TemplateFilter{PartialName: "ui-template"})
+	if err != nil || len(ts) != 1 {
+		t.Fatalf("templates named ui-template: %v %v", ts, err)
+	}
+	saved, err := e.API.GetTemplate(t.Context(), ts[0].ID) // lists leave the script out
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.ReplaceAll(string(saved.Data), "\r\n", "\n"); got != script || saved.Description != "made in the web UI" {
+		t.Errorf("saved template %q (%q), want %q", got, saved.Description, script)
+	}
+	b.shot("17-template-editor")
+}

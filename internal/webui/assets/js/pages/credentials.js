@@ -48,10 +48,12 @@ function credentialsForm(endpoints, onDone) {
 }
 
 export function credentialsPage() {
-  const body = h('div', {});
-  const node = h('div', {}, pageHeader('Credentials and endpoints'), body);
-  let formsShown = false;
+  // The lists are redrawn on every change; the forms stay where they are, so that a
+  // change arriving while someone types neither moves nor blurs the field.
+  const lists = h('div', {});
   const forms = h('div', {});
+  const node = h('div', {}, pageHeader('Credentials and endpoints'), lists, forms);
+  let formsShown = false;
   async function refresh() {
     try {
       const [ghE, gtE, ghC, gtC] = await Promise.all([api.get('/github/endpoints'), api.optional('/gitea/endpoints'),
@@ -66,7 +68,7 @@ export function credentialsPage() {
         if (!await confirm(`Delete the credentials ${c.name}?`)) return;
         try { await api.del(`/${c.forge}/credentials/${c.id}`); await refresh(); } catch (err) { toast(`Could not delete: ${err.message}`, 'error'); }
       }, { class: 'danger small', 'aria-label': `Delete the credentials ${c.name}`, 'data-key': `del-cred-${c.forge}-${c.id}` });
-      replace(body,
+      replace(lists,
         section('Credentials', table({
           caption: { text: 'Credentials', hidden: true }, rows: creds, empty: 'No credentials yet.',
           columns: [
@@ -87,8 +89,7 @@ export function credentialsPage() {
             { label: 'API', cell: (e) => e.api_base_url, class: 'hide-narrow' },
             { label: 'Actions', cell: delEndpoint },
           ],
-        })),
-        forms);
+        })));
       if (!formsShown) {
         formsShown = true;
         replace(forms,
@@ -96,7 +97,7 @@ export function credentialsPage() {
           h('details', { class: 'card' }, h('summary', {}, 'Add an endpoint'), endpointForm(() => { formsShown = false; refresh(); })));
       }
     } catch (e) {
-      replace(body, errorBox(e));
+      replace(lists, errorBox(e));
     }
   }
   return { title: 'Credentials', node, refresh, types: ['github_credentials', 'gitea_credentials', 'github_endpoint'] };
