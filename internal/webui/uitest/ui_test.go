@@ -292,6 +292,7 @@ func (e *uiEnv) tourPages(t *testing.T, poolID string) {
 		{"/ui/pools", "Pools", "13-pools"},
 		{"/ui/entities", "Entities", "14-entities"},
 		{"/ui/templates", "Runner install templates", "15-templates"},
+		{"/ui/scalesets", "Scale sets", "15-scalesets"},
 	} {
 		e.page(p.path, p.heading)
 		b.waitJS("the page's content", `!document.querySelector('main .loading')`)
