@@ -79,7 +79,9 @@ func TestCrashRestart(t *testing.T) {
 	for range crashDownKills {
 		c.killAndRestart(t, rng, nil)
 	}
-	expectNoLeaks(t, c.Bed)
+	// Deletes interrupted by the kills are retried with backoff after the last restart:
+	// give them a few rounds (a wait, not a speed check).
+	expectNoLeaksWithin(t, c.Bed, 5*time.Minute)
 	t.Logf("%d kills in all; scaled down by itself, nothing left, %s after the first job was queued",
 		crashKills+crashDownKills, time.Since(start).Round(time.Second))
 	if err := c.srv.stop(); err != nil {

@@ -13,8 +13,9 @@ import (
 	"github.com/garrison-ci/garrison/internal/apiv1"
 )
 
-// scaleDownTimeout bounds the wait for the last instance to go.
-const scaleDownTimeout = 60 * time.Second
+// scaleDownTimeout bounds the wait for the last instance to go: generous, since a delete
+// the forge or the provider refused is retried after a backoff.
+const scaleDownTimeout = 3 * time.Minute
 
 // ScaleDown sets the min idle runners of the pools in PoolIDs (and of the scale sets in
 // ScaleSetIDs) to 0 and disables them,
