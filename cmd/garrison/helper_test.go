@@ -90,13 +90,7 @@ func eventuallyWithin(t *testing.T, limit time.Duration, what string, cond func(
 
 // expectNoLeaks checks, once the server settled, that garrison, the provider and the
 // forge agree there is nothing left and no instance process is alive.
-func expectNoLeaks(t *testing.T, b *testbed.Bed) {
-	t.Helper()
-	expectNoLeaksWithin(t, b, e2eDeadline)
-}
-
-// expectNoLeaksWithin is expectNoLeaks with its own deadline.
-func expectNoLeaksWithin(t *testing.T, b *testbed.Bed, limit time.Duration) {
+func expectNoLeaks(t *testing.T, b *testbed.Bed, limit time.Duration) {
 	t.Helper()
 	eventuallyWithin(t, limit, "nothing left in garrison, the provider, the forge or the process table", func() (bool, string) {
 		l, err := b.CountLeaks(t.Context())
