@@ -1,14 +1,9 @@
 package bench
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/garrison-ci/garrison/internal/testbed"
@@ -21,32 +16,20 @@ const toolsHelperEnv = "GARRISON_BENCH_HELPER"
 // with GARRISON_BENCH_HELPER=1 and a tool's command line after "--" (sim-provider), the
 // way garrison-dev runs it.
 func TestHelperProcess(t *testing.T) {
-	if os.Getenv(toolsHelperEnv) != "1" {
+	if !testbed.ServeHelperProcess(toolsHelperEnv) {
 		t.Skip("helper process of TestScenarios")
 	}
-	args := os.Args
-	if i := slices.Index(args, "--"); i >= 0 {
-		args = args[i+1:]
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code, ok := testbed.RunTool(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	if !ok {
-		fmt.Fprintf(os.Stderr, "no tool %q\n", args)
-		code = 2
-	}
-	os.Exit(code)
 }
 
 // helperTools makes the bench's wrapper scripts run this test binary as garrison-dev's
 // tools (see TestHelperProcess).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
-	exe, err := os.Executable()
+	c, err := testbed.HelperTools(toolsHelperEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testbed.Command{Env: []string{toolsHelperEnv + "=1"}, Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
+	return c
 }
 
 // builds are the programs built by built, by name; TestMain removes them.

@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,32 +25,20 @@ const toolsHelperEnv = "GARRISON_TESTBED_HELPER"
 // GARRISON_TESTBED_HELPER=1 and a tool's command line after "--" (sim-provider,
 // standin-runner), the way garrison-dev runs them.
 func TestHelperProcess(t *testing.T) {
-	if os.Getenv(toolsHelperEnv) != "1" {
+	if !testbed.ServeHelperProcess(toolsHelperEnv) {
 		t.Skip("helper process of the tests that boot simulated instances")
 	}
-	args := os.Args
-	if i := slices.Index(args, "--"); i >= 0 {
-		args = args[i+1:]
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code, ok := testbed.RunTool(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	if !ok {
-		fmt.Fprintf(os.Stderr, "no tool %q\n", args)
-		code = 2
-	}
-	os.Exit(code)
 }
 
 // helperTools makes the bed's wrapper scripts run this test binary as garrison-dev's
 // tools (see TestHelperProcess).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
-	exe, err := os.Executable()
+	c, err := testbed.HelperTools(toolsHelperEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testbed.Command{Env: []string{toolsHelperEnv + "=1"}, Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
+	return c
 }
 
 // TestDemo runs a small demo in-process and checks its JSON summary.
