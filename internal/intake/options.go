@@ -31,7 +31,6 @@ type PoolLister interface {
 type InstanceStore interface {
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
-	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
 }
 
 // JobLedger is the durable job ledger.

@@ -236,28 +236,24 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 	return nil
 }
 
-// sideEffects updates our instance for in_progress and completed jobs (W-10).
+// sideEffects updates our instance for in_progress and completed jobs (W-10), with its
+// status message, in one write.
 func (h *Handler) sideEffects(ctx context.Context, job garrison.Job, inst *garrison.Instance) error {
 	if inst == nil || job.Action == garrison.JobQueued {
 		return nil
 	}
-	var msg string
 	_, err := h.store.UpdateInstance(ctx, inst.Name, func(i *garrison.Instance) error {
-		msg = instanceUpdate(i, job)
+		if msg := instanceUpdate(i, job); msg != "" {
+			i.StatusMessages = append(i.StatusMessages, garrison.Event{
+				CreatedAt: h.opts.Now().UTC(), Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: msg,
+			})
+		}
 		return nil
 	})
 	if errors.Is(err, garrison.ErrNotFound) {
 		return nil // deleted meanwhile: nothing to do
 	}
-	if err != nil {
-		return err
-	}
-	if msg == "" {
-		return nil
-	}
-	return h.store.AddInstanceEvent(ctx, inst.Name, garrison.Event{
-		CreatedAt: h.opts.Now().UTC(), Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: msg,
-	})
+	return err
 }
 
 // instanceUpdate edits an instance for a job its runner took and returns a status message,

@@ -51,15 +51,20 @@ func newBudgets(providerLimit, credentialsLimit int) *budgets {
 }
 
 // take takes a slot of budget id for w. When the budget is full it registers w as a
-// waiter (once; not a waiter with no id) and returns false.
-func (b *budgets) take(id budgetID, name string, w waiter) (release func(), ok bool) {
+// waiter (once; not a waiter with no id) and returns false. limit is the budget's size;
+// 0 gives its kind's default.
+func (b *budgets) take(id budgetID, name string, limit int, w waiter) (release func(), ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if limit <= 0 {
+		limit = b.limits[id.kind]
+	}
 	bg := b.all[id]
 	if bg == nil {
-		bg = &budget{name: name, limit: b.limits[id.kind]}
+		bg = &budget{name: name, limit: limit}
 		b.all[id] = bg
 	}
+	bg.limit = limit // a provider reconfigured on reload
 	if bg.inUse >= bg.limit {
 		if w.id == "" {
 			return nil, false

@@ -20,23 +20,23 @@ func TestBudgets(t *testing.T) {
 	prov := budgetID{budgetProvider, "sim"}
 	cred := budgetID{budgetCredentials, "7"}
 
-	r1, ok1 := b.take(prov, "sim", w("a"))
-	r2, ok2 := b.take(prov, "sim", w("b"))
+	r1, ok1 := b.take(prov, "sim", 0, w("a"))
+	r2, ok2 := b.take(prov, "sim", 0, w("b"))
 	if !ok1 || !ok2 {
 		t.Fatal("the two slots of the provider were not handed out")
 	}
 	for _, id := range []string{"c", "d", "c"} {
-		if _, ok := b.take(prov, "sim", w(id)); ok {
+		if _, ok := b.take(prov, "sim", 0, w(id)); ok {
 			t.Fatalf("%s took a slot of a full budget", id)
 		}
 	}
-	if _, ok := b.take(prov, "sim", waiter{}); ok {
+	if _, ok := b.take(prov, "sim", 0, waiter{}); ok {
 		t.Fatal("a try took a slot of a full budget")
 	}
 	if !b.isWaiting("c") || !b.isWaiting("d") || b.isWaiting("a") {
 		t.Fatal("waiters wrong")
 	}
-	if _, ok := b.take(cred, "ci", w("e")); !ok {
+	if _, ok := b.take(cred, "ci", 0, w("e")); !ok {
 		t.Fatal("a full provider budget blocked the credentials' budget")
 	}
 	r1()
@@ -48,7 +48,7 @@ func TestBudgets(t *testing.T) {
 	if !slices.Equal(woken, []string{"c", "d"}) || b.isWaiting("c") || b.isWaiting("d") {
 		t.Fatalf("woken after two releases = %v, want [c d] and no one waiting", woken)
 	}
-	if _, ok := b.take(prov, "sim", w("f")); !ok {
+	if _, ok := b.take(prov, "sim", 0, w("f")); !ok {
 		t.Fatal("a freed slot was not handed out")
 	}
 }
@@ -64,9 +64,9 @@ func TestBudgetSlotPassedOn(t *testing.T) {
 			return waiter{id: id, wake: func() { mu.Lock(); woken = append(woken, id); mu.Unlock() }}
 		}
 		id := budgetID{budgetProvider, "sim"}
-		release, _ := b.take(id, "sim", w("a"))
-		b.take(id, "sim", w("b"))
-		b.take(id, "sim", w("c"))
+		release, _ := b.take(id, "sim", 0, w("a"))
+		b.take(id, "sim", 0, w("b"))
+		b.take(id, "sim", 0, w("c"))
 		release() // b is woken, and never comes back
 		time.Sleep(2 * rewake)
 		synctest.Wait()
@@ -83,10 +83,10 @@ func TestBudgetMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(budgetCollector{b})
 	nop := func(id string) waiter { return waiter{id: id, wake: func() {}} }
-	b.take(budgetID{budgetProvider, "lxd"}, "lxd", nop("a"))
-	b.take(budgetID{budgetProvider, "lxd"}, "lxd", nop("b"))
-	b.take(budgetID{budgetProvider, "lxd"}, "lxd", nop("c"))
-	b.take(budgetID{budgetCredentials, "3"}, "ci", nop("d"))
+	b.take(budgetID{budgetProvider, "lxd"}, "lxd", 0, nop("a"))
+	b.take(budgetID{budgetProvider, "lxd"}, "lxd", 0, nop("b"))
+	b.take(budgetID{budgetProvider, "lxd"}, "lxd", 0, nop("c"))
+	b.take(budgetID{budgetCredentials, "3"}, "ci", 0, nop("d"))
 	fams, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -125,4 +125,36 @@ func (b *budgets) state(id budgetID) (inUse, waiting int) {
 		return bg.inUse, len(bg.waiting)
 	}
 	return 0, 0
+}
+
+// TestBudgetLimitPerProvider: a provider's own concurrency (max_concurrency) sizes its
+// budget; 0 gives the kind's default; a changed limit applies to the next take.
+func TestBudgetLimitPerProvider(t *testing.T) {
+	b := newBudgets(2, 1)
+	take := func(id budgetID, limit int) int {
+		n := 0
+		for {
+			if _, ok := b.take(id, id.key, limit, waiter{}); !ok {
+				return n
+			}
+			n++
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		id    budgetID
+		limit int
+		want  int
+	}{
+		{"provider default", budgetID{budgetProvider, "a"}, 0, 2},
+		{"provider max_concurrency", budgetID{budgetProvider, "b"}, 10, 10},
+		{"credentials default", budgetID{budgetCredentials, "1"}, 0, 1},
+	} {
+		if got := take(tc.id, tc.limit); got != tc.want {
+			t.Errorf("%s: %d slots, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := take(budgetID{budgetProvider, "b"}, 12); got != 2 {
+		t.Errorf("provider b raised to 12 with 10 in use: %d more slots, want 2", got)
+	}
 }

@@ -28,6 +28,7 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 		return outcome{}, nil // the budget hands the key back when a slot frees
 	}
 	defer releaseProvider()
+	healthy := r.poolHealthy(env.pool.ID) // a fault this attempt clears is news to the pool's status
 	releaseForge, ok := r.takeSlot(env, budgetCredentials)
 	if !ok {
 		return outcome{}, nil
@@ -57,10 +58,15 @@ func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.In
 	callCtx, cancel := context.WithTimeout(ctx, time.Duration(env.pool.BootstrapTimeout())*time.Minute)
 	defer cancel()
 	pi, err := env.prov.CreateInstance(callCtx, bi, specs)
+	if err == nil && pi.Status == provider.StatusRunning {
+		releaseProvider() // recording the answer calls no provider; a failure's cleanup does
+	}
 	if ctx.Err() != nil {
 		return outcome{}, nil // shutting down: the next process resolves the creating instance
 	}
-	r.finishCreate(ctx, env, in, pi, err)
+	if !r.finishCreate(ctx, env, in, pi, err) && healthy && r.poolHealthy(env.pool.ID) {
+		return outcome{}, nil // a runner up in a healthy pool gives its plan nothing new
+	}
 	return done, nil
 }
 
@@ -170,13 +176,15 @@ func (r *Reconciler) removeRunnerNamed(ctx context.Context, env *poolEnv, f Forg
 	return nil
 }
 
-// finishCreate records what CreateInstance answered (provider-contract §9 O-5..O-8).
-func (r *Reconciler) finishCreate(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance, err error) {
+// finishCreate records what CreateInstance answered (provider-contract §9 O-5..O-8). It
+// reports whether the pool's plan has something new to act on: anything but a runner
+// created as planned.
+func (r *Reconciler) finishCreate(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance, err error) bool {
 	switch {
 	case err != nil:
 		r.failCreate(ctx, env, in, creating, fmt.Errorf("create instance: %w", err), true)
 	case pi.Status == provider.StatusRunning:
-		r.created(ctx, env, in, pi)
+		return !r.created(ctx, env, in, pi)
 	default:
 		// error, or stopped/unknown which cannot follow creating: a provisioning failure;
 		// keep the provider id so the cleanup targets the right instance (O-5, O-6, D-2, D-5).
@@ -188,21 +196,22 @@ func (r *Reconciler) finishCreate(ctx context.Context, env *poolEnv, in garrison
 		r.storeFailure(ctx, env, in, creating, fault, func(i *garrison.Instance) { i.ProviderID = pi.ProviderID })
 		r.cleanup(ctx, env, in)
 	}
+	return true
 }
 
 // created records a running instance; a runner that finished its job meanwhile is
-// marked for deletion at once.
-func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance) {
+// marked for deletion at once. It reports whether the instance is simply running now.
+func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance) bool {
 	out, err := r.transition(ctx, env, in.Name, creating, garrison.InstanceRunning, garrison.LevelInfo,
 		"instance created by the provider", func(i *garrison.Instance) { applyProviderInstance(i, pi) })
 	if errors.Is(err, garrison.ErrConflict) {
 		// O-8: the provider id belongs to another instance; never delete that one.
 		r.storeFailure(ctx, env, in, creating, []byte("provider id "+pi.ProviderID+" is already used by another instance"), nil)
-		return
+		return false
 	}
 	if err != nil {
 		r.log.Error("reconcile: record created instance", env.attrs(slog.String("instance", in.Name), slog.Any("err", err))...)
-		return
+		return false
 	}
 	if pi.Name != "" && pi.Name != in.Name {
 		r.event(ctx, env, in.Name, garrison.LevelWarning, fmt.Sprintf(
@@ -210,7 +219,9 @@ func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Inst
 	}
 	if out.RunnerStatus == garrison.RunnerTerminated {
 		r.markDelete(ctx, env, in.Name, "runner finished its job while the instance was being created")
+		return false
 	}
+	return true
 }
 
 // applyProviderInstance copies what the provider reported onto the instance.

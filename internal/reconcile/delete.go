@@ -35,12 +35,13 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 			return errRunnerBusy
 		}
 		i.Status = garrison.InstancePendingDelete
+		i.StatusMessages = append(i.StatusMessages, statusEvent(garrison.LevelInfo, "marked for deletion: "+reason))
 		return nil
 	})
 	if err != nil {
 		return false
 	}
-	r.event(ctx, env, name, garrison.LevelInfo, "marked for deletion: "+reason)
+	r.logEvent(ctx, env, name, garrison.LevelInfo, "marked for deletion: "+reason)
 	return true
 }
 
@@ -69,13 +70,14 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 		}
 		back = cmp.Or(returnStatus[i.Status], i.Status)
 		i.Status = garrison.InstanceDeleting
+		i.StatusMessages = append(i.StatusMessages, statusEvent(garrison.LevelInfo, "deleting instance"))
 		return nil
 	})
 	if err != nil {
 		return outcome{}, ignoreStale(ignoreNotFound(err))
 	}
 	force := back == garrison.InstancePendingForceDelete
-	r.event(ctx, env, in.Name, garrison.LevelInfo, "deleting instance")
+	r.logEvent(ctx, env, in.Name, garrison.LevelInfo, "deleting instance")
 	err = r.deregisterForDelete(ctx, env, in, force)
 	releaseForge()
 	var rl *garrison.RateLimitError
@@ -86,6 +88,7 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 	if err == nil {
 		err = r.deleteInProvider(ctx, env, in, force)
 	}
+	releaseProvider() // what follows is bookkeeping
 	if err != nil {
 		if ctx.Err() != nil {
 			return outcome{}, nil // shutting down: the next process resumes the deletion

@@ -130,11 +130,12 @@ func (env *poolEnv) attrs(extra ...any) []any {
 
 // budget names the budget of kind the pool's calls draw on: its provider's or its
 // entity's credentials'.
-func (env *poolEnv) budget(kind string) (budgetID, string) {
+func (env *poolEnv) budget(kind string) (budgetID, string, int) {
 	if kind == budgetProvider {
-		return budgetID{kind, env.pool.ProviderName}, env.pool.ProviderName
+		return budgetID{kind, env.pool.ProviderName}, env.pool.ProviderName, env.settings.Concurrency
 	}
-	return credentialsBudget(env.entity)
+	id, name := credentialsBudget(env.entity)
+	return id, name, 0
 }
 
 // credentialsBudget names the budget of the entity's forge credentials.
@@ -146,13 +147,13 @@ func credentialsBudget(e garrison.Entity) (budgetID, string) {
 // takeSlot takes a slot of the pool's budget of kind for the step's key; false when the
 // budget is full (the key then waits for a slot: the step returns without acting).
 func (r *Reconciler) takeSlot(env *poolEnv, kind string) (release func(), ok bool) {
-	id, name := env.budget(kind)
-	return r.budgets.take(id, name, env.waiter)
+	id, name, limit := env.budget(kind)
+	return r.budgets.take(id, name, limit, env.waiter)
 }
 
 // trySlot takes a slot of the pool's budget of kind if one is free, without waiting for
 // one: for a call that may be left to a later step.
 func (r *Reconciler) trySlot(env *poolEnv, kind string) (release func(), ok bool) {
-	id, name := env.budget(kind)
-	return r.budgets.take(id, name, waiter{})
+	id, name, limit := env.budget(kind)
+	return r.budgets.take(id, name, limit, waiter{})
 }

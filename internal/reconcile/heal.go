@@ -116,6 +116,12 @@ func (r *Reconciler) noteBackoff(p garrison.Pool, b *plan.Backoff) {
 	}
 }
 
+// poolHealthy reports whether the pool has no fault, failure streak or rate limit noted:
+// a runner coming up changes nothing its status reports.
+func (r *Reconciler) poolHealthy(poolID string) bool {
+	return r.poolFault(poolID) == nil && r.backoffFault(poolID) == nil && r.rateLimitFault(poolID) == nil
+}
+
 // backoffFault is the pool's failure streak as its status error, or nil.
 func (r *Reconciler) backoffFault(poolID string) error {
 	r.mu.Lock()

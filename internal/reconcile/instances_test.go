@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,5 +78,41 @@ func TestPanicInAStepIsRecovered(t *testing.T) {
 	ins = h.instances(p.ID)
 	if len(ins) != 1 || ins[0].Status != garrison.InstanceRunning || ins[0].CreateAttempt != 2 {
 		t.Fatalf("instances = %+v, want one running after a second attempt", ins)
+	}
+}
+
+// failingCreates is a provider whose CreateInstance always fails.
+type failingCreates struct{ Provider }
+
+func (failingCreates) CreateInstance(context.Context, provider.BootstrapInstance, json.RawMessage) (provider.ProviderInstance, error) {
+	return provider.ProviderInstance{}, errors.New("test: create refused")
+}
+
+// TestCreateNotifiesPoolOnlyWithNews: a runner created as planned in a healthy pool
+// gives its plan nothing new, so the pool is not reconciled again for it (a burst of
+// 1,000 jobs made 5,000 pool reconciles); a failed create is news, and is looked at.
+func TestCreateNotifiesPoolOnlyWithNews(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		prov     func(h *harness) Provider
+		wantPool bool
+	}{
+		{"created as planned", func(h *harness) Provider { return h.prov }, false},
+		{"create failed", func(h *harness) Provider { return failingCreates{h.prov} }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			r := h.reconciler(tc.prov(h))
+			p := h.pool(2, 4, "")
+			if _, err := r.reconcile(t.Context(), p.ID); err != nil {
+				t.Fatal(err)
+			}
+			if steps := h.drain(r); steps < 2 {
+				t.Fatalf("%d instance steps ran, want the 2 creates", steps)
+			}
+			if got := r.pools.Has(p.ID); got != tc.wantPool {
+				t.Errorf("pool queued again after the creates: %v, want %v", got, tc.wantPool)
+			}
+		})
 	}
 }

@@ -52,6 +52,9 @@ type Providers interface {
 type ProviderSettings struct {
 	// DisableJIT is disable_jit_config: runners register with a registration token.
 	DisableJIT bool
+	// Concurrency is the provider's max_concurrency: how many of its calls run at once
+	// (0: Options.ProviderConcurrency).
+	Concurrency int
 }
 
 // ProviderEntry is one provider of a ProviderMap.

@@ -53,8 +53,9 @@ type Options struct {
 	// (default 64): enough that the steps of a provider or credential waiting on its
 	// budget never starve the others.
 	InstanceWorkers int
-	// ProviderConcurrency bounds the calls running at once to one provider, and
-	// CredentialConcurrency those to the forge with one credential (default 8 each). A
+	// ProviderConcurrency bounds the calls running at once to a provider whose settings
+	// give no Concurrency of their own, and CredentialConcurrency those to the forge with
+	// one credential (default 8 each). A
 	// step that finds its budget full waits for a slot without holding a worker, so a
 	// provider that hangs or a credential waiting for its rate limit slows only its own
 	// pools.

@@ -16,6 +16,15 @@ var errStale = errors.New("reconcile: instance changed meanwhile")
 
 // event records a status message on the instance and logs it.
 func (r *Reconciler) event(ctx context.Context, env *poolEnv, name string, level garrison.EventLevel, msg string) {
+	r.logEvent(ctx, env, name, level, msg)
+	err := r.o.Store.AddInstanceEvent(ctx, name, statusEvent(level, msg))
+	if err != nil && !errors.Is(err, garrison.ErrNotFound) && ctx.Err() == nil {
+		r.log.Warn("reconcile: record status message", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
+	}
+}
+
+// logEvent logs a status message of the instance at the level of its event.
+func (r *Reconciler) logEvent(ctx context.Context, env *poolEnv, name string, level garrison.EventLevel, msg string) {
 	logLevel := slog.LevelInfo
 	switch level {
 	case garrison.LevelWarning:
@@ -24,14 +33,16 @@ func (r *Reconciler) event(ctx context.Context, env *poolEnv, name string, level
 		logLevel = slog.LevelError
 	}
 	r.log.Log(ctx, logLevel, msg, env.attrs(slog.String("instance", name))...)
-	err := r.o.Store.AddInstanceEvent(ctx, name, garrison.Event{Type: garrison.EventStatus, Level: level, Message: msg})
-	if err != nil && !errors.Is(err, garrison.ErrNotFound) && ctx.Err() == nil {
-		r.log.Warn("reconcile: record status message", env.attrs(slog.String("instance", name), slog.Any("err", err))...)
-	}
+}
+
+// statusEvent is a status message.
+func statusEvent(level garrison.EventLevel, msg string) garrison.Event {
+	return garrison.Event{Type: garrison.EventStatus, Level: level, Message: msg}
 }
 
 // transition moves an instance from one of the from statuses (any when empty) to to,
-// applying edit, and records msg. errStale when the instance is elsewhere.
+// applying edit, and records msg in the same write. errStale when the instance is
+// elsewhere.
 func (r *Reconciler) transition(ctx context.Context, env *poolEnv, name string, from []garrison.InstanceStatus,
 	to garrison.InstanceStatus, level garrison.EventLevel, msg string, edit func(*garrison.Instance)) (garrison.Instance, error) {
 	in, err := r.o.Store.UpdateInstance(ctx, name, func(i *garrison.Instance) error {
@@ -42,12 +53,13 @@ func (r *Reconciler) transition(ctx context.Context, env *poolEnv, name string, 
 		if edit != nil {
 			edit(i)
 		}
+		i.StatusMessages = append(i.StatusMessages, statusEvent(level, msg))
 		return nil
 	})
 	if err != nil {
 		return in, err
 	}
-	r.event(ctx, env, name, level, msg)
+	r.logEvent(ctx, env, name, level, msg)
 	return in, nil
 }
 

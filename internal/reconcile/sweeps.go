@@ -43,7 +43,7 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 		}
 	}
 	bid, name := credentialsBudget(e)
-	release, ok := r.budgets.take(bid, name, r.sweepWaiter(id))
+	release, ok := r.budgets.take(bid, name, 0, r.sweepWaiter(id))
 	if !ok {
 		return workqueue.Result{}, nil // the budget hands the key back when a slot frees
 	}

@@ -24,7 +24,7 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 	for _, p := range a.providers {
 		provs[p.cfg.Name] = reconcile.ProviderEntry{
 			Provider:         p.exec,
-			ProviderSettings: reconcile.ProviderSettings{DisableJIT: p.cfg.DisableJITConfig},
+			ProviderSettings: reconcile.ProviderSettings{DisableJIT: p.cfg.DisableJITConfig, Concurrency: p.cfg.MaxConcurrency},
 		}
 	}
 	return reconcile.Options{

@@ -229,7 +229,9 @@ type Instances interface {
 	// single-instance reads (Instance, InstanceByID, the instance UpdateInstance passes to
 	// fn and returns) carry it; read the instance when its JIT config is needed.
 	ListInstances(ctx context.Context, f InstanceFilter) ([]garrison.Instance, error)
-	// UpdateInstance: ErrConflict if the provider id becomes a duplicate.
+	// UpdateInstance: ErrConflict if the provider id becomes a duplicate. Status
+	// messages fn appends to the instance's are recorded in the same transaction, as
+	// AddInstanceEvent records one (a transition and its message are one write).
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
 	// DeleteInstance removes the row; nil if missing.
 	DeleteInstance(ctx context.Context, name string) error

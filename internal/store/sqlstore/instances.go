@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/garrison-ci/garrison"
@@ -209,9 +210,11 @@ func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garris
 			return err
 		}
 		next := cur
+		next.StatusMessages = slices.Clip(cur.StatusMessages) // fn's appends must not write into cur's
 		if err := fn(&next); err != nil {
 			return err
 		}
+		added := appendedEvents(cur.StatusMessages, next.StatusMessages)
 		next.ID, next.Name, next.PoolID, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Name, cur.PoolID, cur.CreatedAt, now()
 		next.ScaleSetID = cur.ScaleSetID
 		next.StatusMessages = cur.StatusMessages
@@ -225,10 +228,36 @@ func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garris
 		if err := s.instanceWriteErr(err, next); err != nil {
 			return err
 		}
+		if len(added) > 0 {
+			if next.StatusMessages, err = s.addInstanceEvents(ctx, c, next.ID, added); err != nil {
+				return err
+			}
+		}
 		out = next
 		return nil
 	})
 	return out, err
+}
+
+// appendedEvents returns the status messages an UpdateInstance function appended to the
+// instance's: those past the ones it was given.
+func appendedEvents(before, after []garrison.Event) []garrison.Event {
+	if len(after) <= len(before) {
+		return nil
+	}
+	return after[len(before):]
+}
+
+// addInstanceEvents records status messages of the instance inside a write and returns
+// the newest it keeps.
+func (s *Store) addInstanceEvents(ctx context.Context, c conn, id string, evs []garrison.Event) ([]garrison.Event, error) {
+	for _, ev := range evs {
+		if err := instanceEvents.add(ctx, c, id, ev); err != nil {
+			return nil, s.wrapErr("add status message", err)
+		}
+	}
+	list, err := instanceEvents.list(ctx, c, id, 0)
+	return list, s.wrapErr("read status messages", err)
 }
 
 // DeleteInstance removes the instance and its status messages; nil if missing.

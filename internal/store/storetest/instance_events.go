@@ -44,6 +44,49 @@ var instanceEventCases = []testCase{
 		wantEqual(t, "rows of runner-2", countEvents(t, db, "runner-2"), 3)
 		wantEqual(t, "read", len(ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages), garrison.MaxStatusMessages)
 	}},
+	{"InstanceEvents/AppendedByUpdate", func(t *testing.T, b Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		ok(s.CreateInstance(ctx, newInstance("runner-1", f.pool.ID))).get(t)
+		must(t, s.AddInstanceEvent(ctx, "runner-1", garrison.Event{Message: "first"}))
+		got := ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+			i.Status = garrison.InstanceRunning
+			i.StatusMessages = append(i.StatusMessages, garrison.Event{Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: "second"},
+				garrison.Event{Message: "third"})
+			return nil
+		})).get(t)
+		read := ok(s.Instance(ctx, "runner-1")).get(t)
+		for what, in := range map[string]garrison.Instance{"returned": got, "read": read} {
+			var msgs []string
+			for _, ev := range in.StatusMessages {
+				msgs = append(msgs, ev.Message)
+				if ev.ID == 0 || ev.CreatedAt.IsZero() {
+					t.Errorf("%s: message %q has no id or time: %+v", what, ev.Message, ev)
+				}
+			}
+			wantEqual(t, what+" messages", strings.Join(msgs, ","), "first,second,third")
+			wantEqual(t, what+" status", in.Status, garrison.InstanceRunning)
+		}
+		// A function that fails records neither its change nor its messages.
+		_, err := s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+			i.StatusMessages = append(i.StatusMessages, garrison.Event{Message: "lost"})
+			return garrison.ErrConflict
+		})
+		if err == nil {
+			t.Fatal("a failing update function: no error")
+		}
+		wantEqual(t, "messages after a failed update", len(ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages), 3)
+		// Appends beyond the cap keep the newest.
+		ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+			for k := range garrison.MaxStatusMessages {
+				i.StatusMessages = append(i.StatusMessages, garrison.Event{Message: fmt.Sprint("m", k)})
+			}
+			return nil
+		})).get(t)
+		kept := ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages
+		wantEqual(t, "kept", len(kept), garrison.MaxStatusMessages)
+		wantEqual(t, "newest", kept[len(kept)-1].Message, fmt.Sprint("m", garrison.MaxStatusMessages-1))
+	}},
 	{"InstanceEvents/LongMessageCut", func(t *testing.T, b Backend, s store.Store) {
 		ctx := t.Context()
 		f := setup(t, s)
