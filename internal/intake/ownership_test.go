@@ -1,6 +1,8 @@
 package intake
 
 import (
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -172,13 +174,43 @@ func TestForeignRunner(t *testing.T) {
 
 // TestScaleSetRunnerOwned checks that the organization's own delivery naming the runner of
 // its scale set is the organization's: the job is recorded and follows the runner.
+// Each delivery hands the runner to the instances controller: when the completed one
+// comes before the scale set's own JobCompleted message, it is what marks the instance
+// for deletion, and no pool (nor the listener, which then finds nothing to change) would
+// hand it over.
 func TestScaleSetRunnerOwned(t *testing.T) {
-	e := newEnv(t)
+	var mu sync.Mutex
+	var handed []string
+	e := newEnv(t, func(o *Options) {
+		o.NotifyInstances = func(names ...string) {
+			mu.Lock()
+			defer mu.Unlock()
+			handed = append(handed, names...)
+		}
+	})
 	e.scoped()
-	e.sendStep(t, 0, step{d: ghOrg("in_progress", runnerOrgSS), status: 200, result: ResultOK})
-	e.wantAction(500, garrison.JobInProgress)
-	e.sendStep(t, 1, step{d: ghOrg("completed", runnerOrgSS), status: 200, result: ResultOK})
-	e.wantAction(500, garrison.JobCompleted)
+	steps := []struct {
+		action string
+		want   garrison.JobAction
+		status garrison.InstanceStatus
+	}{
+		{"in_progress", garrison.JobInProgress, garrison.InstanceRunning},
+		{"completed", garrison.JobCompleted, garrison.InstancePendingDelete},
+	}
+	for n, st := range steps {
+		e.sendStep(t, n, step{d: ghOrg(st.action, runnerOrgSS), status: 200, result: ResultOK})
+		e.wantAction(500, st.want)
+		if i := e.instance(runnerOrgSS); i.Status != st.status {
+			t.Errorf("after %s: instance %s, want %s", st.action, i.Status, st.status)
+		}
+		mu.Lock()
+		got := slices.Clone(handed)
+		handed = nil
+		mu.Unlock()
+		if !slices.Equal(got, []string{runnerOrgSS}) {
+			t.Errorf("after %s: instances handed over %v, want [%s]", st.action, got, runnerOrgSS)
+		}
+	}
 }
 
 // TestForeignRunnerKnownJob checks that another entity's delivery naming our runner does

@@ -284,8 +284,13 @@ func instanceUpdate(i *garrison.Instance, job garrison.Job) string {
 	return ""
 }
 
-// notify enqueues the pools a job concerns.
+// notify enqueues the pools a job concerns, and hands a scale set's runner it concerns
+// to the instances controller (its scale set's listener hands it over only on a change
+// of its own, and when this delivery came first there is none left to make).
 func (h *Handler) notify(tg target) {
+	if tg.instance != nil && tg.instance.ScaleSetID != 0 {
+		h.opts.NotifyInstances(tg.instance.Name)
+	}
 	ids := make([]string, 0, len(tg.pools)+1)
 	for _, p := range tg.pools {
 		ids = append(ids, p.ID)
