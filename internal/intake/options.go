@@ -76,11 +76,6 @@ type Options struct {
 	// Notify enqueues pool keys for the reconciler (nil: nothing is enqueued). It must not
 	// block.
 	Notify func(poolIDs ...string)
-	// NotifyInstances hands instance keys to the reconciler's instances controller (nil:
-	// nothing is handed). A delivery that changes a scale set's runner uses it: no pool
-	// hands those out, so an instance the delivery marks for deletion would otherwise
-	// wait for whoever looks next. It must not block.
-	NotifyInstances func(names ...string)
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// MaxBodyBytes caps the body (0: DefaultMaxBodyBytes).
@@ -108,9 +103,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Notify == nil {
 		o.Notify = func(...string) {}
-	}
-	if o.NotifyInstances == nil {
-		o.NotifyInstances = func(...string) {}
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -1,8 +1,6 @@
 package intake
 
 import (
-	"slices"
-	"sync"
 	"testing"
 
 	"github.com/garrison-ci/garrison"
@@ -173,42 +171,25 @@ func TestForeignRunner(t *testing.T) {
 }
 
 // TestScaleSetRunnerOwned checks that the organization's own delivery naming the runner of
-// its scale set is the organization's: the job is recorded and follows the runner.
-// Each delivery hands the runner to the instances controller: when the completed one
-// comes before the scale set's own JobCompleted message, it is what marks the instance
-// for deletion, and no pool (nor the listener, which then finds nothing to change) would
-// hand it over.
+// its scale set is the organization's: the job is recorded and follows the runner, while
+// the runner itself is left to its scale set's messages (W-10). When the completed
+// delivery came before the scale set's JobCompleted message and marked the runner for
+// deletion, the listener found nothing to change and handed nothing to the instances
+// controller: the runner sat in pending_delete.
 func TestScaleSetRunnerOwned(t *testing.T) {
-	var mu sync.Mutex
-	var handed []string
-	e := newEnv(t, func(o *Options) {
-		o.NotifyInstances = func(names ...string) {
-			mu.Lock()
-			defer mu.Unlock()
-			handed = append(handed, names...)
-		}
-	})
+	e := newEnv(t)
 	e.scoped()
-	steps := []struct {
+	for n, st := range []struct {
 		action string
 		want   garrison.JobAction
-		status garrison.InstanceStatus
 	}{
-		{"in_progress", garrison.JobInProgress, garrison.InstanceRunning},
-		{"completed", garrison.JobCompleted, garrison.InstancePendingDelete},
-	}
-	for n, st := range steps {
+		{"in_progress", garrison.JobInProgress},
+		{"completed", garrison.JobCompleted},
+	} {
 		e.sendStep(t, n, step{d: ghOrg(st.action, runnerOrgSS), status: 200, result: ResultOK})
 		e.wantAction(500, st.want)
-		if i := e.instance(runnerOrgSS); i.Status != st.status {
-			t.Errorf("after %s: instance %s, want %s", st.action, i.Status, st.status)
-		}
-		mu.Lock()
-		got := slices.Clone(handed)
-		handed = nil
-		mu.Unlock()
-		if !slices.Equal(got, []string{runnerOrgSS}) {
-			t.Errorf("after %s: instances handed over %v, want [%s]", st.action, got, runnerOrgSS)
+		if i := e.instance(runnerOrgSS); i.Status != garrison.InstanceRunning || i.RunnerStatus != garrison.RunnerIdle {
+			t.Errorf("after %s: runner %s/%s, want running/idle (its scale set's messages move it)", st.action, i.Status, i.RunnerStatus)
 		}
 	}
 }

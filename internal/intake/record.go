@@ -236,9 +236,14 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 	return nil
 }
 
-// sideEffects updates our instance for in_progress and completed jobs (W-10).
+// sideEffects updates our instance for in_progress and completed jobs (W-10); a scale
+// set's runner is left to its scale set.
 func (h *Handler) sideEffects(ctx context.Context, job garrison.Job, inst *garrison.Instance) error {
-	if inst == nil || job.Action == garrison.JobQueued {
+	if inst == nil || job.Action == garrison.JobQueued || inst.ScaleSetID != 0 {
+		// A scale set's runner follows its scale set's messages alone (W-10): one that a
+		// completed delivery marked for deletion first was left for the listener to hand
+		// to the instances controller, which then found nothing to change and handed over
+		// nothing, so the runner sat in pending_delete.
 		return nil
 	}
 	var msg string
@@ -284,13 +289,8 @@ func instanceUpdate(i *garrison.Instance, job garrison.Job) string {
 	return ""
 }
 
-// notify enqueues the pools a job concerns, and hands a scale set's runner it concerns
-// to the instances controller (its scale set's listener hands it over only on a change
-// of its own, and when this delivery came first there is none left to make).
+// notify enqueues the pools a job concerns.
 func (h *Handler) notify(tg target) {
-	if tg.instance != nil && tg.instance.ScaleSetID != 0 {
-		h.opts.NotifyInstances(tg.instance.Name)
-	}
 	ids := make([]string, 0, len(tg.pools)+1)
 	for _, p := range tg.pools {
 		ids = append(ids, p.ID)

@@ -140,13 +140,12 @@ func (a *Server) sweepOptions() sweep.Options {
 // web UI.
 func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	webhooks, err := intake.New(intake.Options{
-		Store:           a.store,
-		ControllerID:    a.controllerID,
-		Logger:          a.logger,
-		Registerer:      a.metrics.Registry,
-		Notify:          a.notifyPools,
-		NotifyInstances: a.notifyInstances,
-		CacheTTL:        intake.DefaultCacheTTL,
+		Store:        a.store,
+		ControllerID: a.controllerID,
+		Logger:       a.logger,
+		Registerer:   a.metrics.Registry,
+		Notify:       a.notifyPools,
+		CacheTTL:     intake.DefaultCacheTTL,
 	})
 	if err != nil {
 		return nil, err
@@ -217,9 +216,6 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 
 // notifyPools enqueues pool keys for reconciliation; it never blocks.
 func (a *Server) notifyPools(poolIDs ...string) { a.pools.Notify(poolIDs...) }
-
-// notifyInstances hands instances (the runners of scale sets) to the instances controller.
-func (a *Server) notifyInstances(names ...string) { a.pools.NotifyInstances(names...) }
 
 // controllerID returns this controller's id.
 func (a *Server) controllerID(ctx context.Context) (string, error) {
