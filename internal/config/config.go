@@ -59,6 +59,9 @@ type Logging struct {
 	Format LogFormat
 	// Level is log_level (default info).
 	Level slog.Level
+	// AccessLevel is access_log_level (default info, as GARM): the level of the access_log
+	// record of each request. "debug" keeps them out of an info log.
+	AccessLevel slog.Level
 	// Source is log_source: add file:line to records.
 	Source bool
 }

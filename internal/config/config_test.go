@@ -66,6 +66,7 @@ log_file = "/var/log/garrison.log"
 enable_log_streamer = false
 log_format = "json"
 log_level = "debug"
+access_log_level = "warn"
 log_source = true
 
 [metrics]
@@ -136,6 +137,7 @@ func TestParseFullConfig(t *testing.T) {
 		{"log format", cfg.Logging.Format, LogFormatJSON},
 		{"log level", cfg.Logging.Level, slog.LevelDebug},
 		{"log source", cfg.Logging.Source, true},
+		{"access log level", cfg.Logging.AccessLevel, slog.LevelWarn},
 		{"log streamer", cfg.Logging.EnableLogStreamer, false},
 		{"metrics auth", cfg.Metrics.DisableAuth, true},
 		{"metrics period", cfg.Metrics.Period, 60 * time.Second},
@@ -190,7 +192,7 @@ func TestParseEmptyUsesDefaults(t *testing.T) {
 func TestDefault(t *testing.T) {
 	c := Default("/var/lib/garrison")
 	if c.APIServer.Addr() != "127.0.0.1:9997" || c.Database.SQLite.DBFile != "/var/lib/garrison/garrison.db" ||
-		!c.Metrics.Enable || c.Metrics.DisableAuth || c.Logging.Level != slog.LevelInfo ||
+		!c.Metrics.Enable || c.Metrics.DisableAuth || c.Logging.Level != slog.LevelInfo || c.Logging.AccessLevel != slog.LevelInfo ||
 		c.Logging.Format != LogFormatText || c.JWTAuth.TimeToLive != 24*time.Hour || len(c.Providers) != 0 ||
 		c.Database.Passphrase != "" || c.JWTAuth.Secret != "" {
 		t.Fatalf("Default = %+v", c)
@@ -232,6 +234,7 @@ func TestParseErrors(t *testing.T) {
 		{"sweep interval", "[reconcile]\nsweep_interval = \"often\"", "reconcile.sweep_interval", `invalid duration "often"`},
 		{"create attempts", "[reconcile]\nmax_create_attempts = 0", "reconcile.max_create_attempts", "must be 1-100"},
 		{"log level", "[logging]\nlog_level = \"trace\"", "logging.log_level", `got "trace"`},
+		{"access log level", "[logging]\naccess_log_level = \"quiet\"", "logging.access_log_level", `got "quiet"`},
 		{"log format", "[logging]\nlog_format = \"xml\"", "logging.log_format", `must be "text" or "json"`},
 		{"callback url", "[default]\ncallback_url = \"not a url\"", "default.callback_url", "absolute http or https URL"},
 		{"passphrase length", "[database]\npassphrase = \"short\"", "database.passphrase", "exactly 32 characters"},

@@ -45,6 +45,8 @@ type fileLogging struct {
 	LogFormat *string `toml:"log_format"`
 	// log_level: "debug", "info" (default), "warn" or "error".
 	LogLevel *string `toml:"log_level"`
+	// access_log_level: the level of each request's access_log record (default "info").
+	AccessLogLevel *string `toml:"access_log_level"`
 	// log_source: add the source file and line to every record.
 	LogSource bool `toml:"log_source"`
 }

@@ -45,7 +45,7 @@ var logLevels = map[string]slog.Level{
 // resolveLogging checks [logging], falling back to the legacy [default]
 // log_file and enable_log_streamer when [logging] does not set them.
 func resolveLogging(l *fileLogging, d *fileDefault, errs, warns *problems) Logging {
-	out := Logging{Format: LogFormatText, Level: slog.LevelInfo, Source: l.LogSource}
+	out := Logging{Format: LogFormatText, Level: slog.LevelInfo, AccessLevel: slog.LevelInfo, Source: l.LogSource}
 	switch {
 	case l.LogFile != nil:
 		out.File = *l.LogFile
@@ -74,6 +74,13 @@ func resolveLogging(l *fileLogging, d *fileDefault, errs, warns *problems) Loggi
 			errs.field("logging.log_level", `must be "debug", "info", "warn" or "error", got %q`, *l.LogLevel)
 		}
 		out.Level = lvl
+	}
+	if l.AccessLogLevel != nil {
+		lvl, ok := logLevels[*l.AccessLogLevel]
+		if !ok {
+			errs.field("logging.access_log_level", `must be "debug", "info", "warn" or "error", got %q`, *l.AccessLogLevel)
+		}
+		out.AccessLevel = lvl
 	}
 	return out
 }

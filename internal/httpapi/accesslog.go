@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// accessLog logs every request at INFO when it ends, as GARM does (streams-metrics.md §4.2):
+// accessLog logs every request when it ends, at INFO as GARM does (streams-metrics.md §4.2;
+// Options.AccessLogLevel changes the level):
 // msg "access_log" with method, uri (path and query), user_agent, ip (the peer's
 // host:port), code, bytes (response body bytes) and request_time. A hijacked connection (a
 // websocket) is logged when its handler returns, with code 101. Headers, cookies and
@@ -21,7 +22,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			if code == 0 {
 				code = http.StatusOK
 			}
-			s.log.InfoContext(r.Context(), "access_log", "method", r.Method, "uri", r.URL.RequestURI(),
+			s.log.Log(r.Context(), s.opts.AccessLogLevel, "access_log", "method", r.Method, "uri", r.URL.RequestURI(),
 				"user_agent", r.UserAgent(), "ip", r.RemoteAddr, "code", code, "bytes", rec.bytes,
 				"request_time", time.Since(start))
 		}()

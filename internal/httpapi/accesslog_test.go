@@ -97,3 +97,38 @@ func TestAccessLog(t *testing.T) {
 		t.Error("the log holds the token")
 	}
 }
+
+// TestAccessLogLevel: Options.AccessLogLevel sets the level of the access_log records
+// (the test servers log them at DEBUG), INFO when unset.
+func TestAccessLogLevel(t *testing.T) {
+	tests := []struct {
+		name  string
+		level slog.Level
+		want  string
+	}{
+		{"unset", 0, "INFO"},
+		{"debug", slog.LevelDebug, "DEBUG"},
+		{"warn", slog.LevelWarn, "WARN"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf lockedBuffer
+			h := newHarness(t, openSQLite, func(o *httpapi.Options) {
+				o.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				o.AccessLogLevel = tt.level
+			})
+			h.expect(h.call("GET", "/no/such/route", "", nil), 404, nil)
+			var got map[string]any
+			for deadline := time.Now().Add(10 * time.Second); got == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				for _, rec := range accessRecords(t, buf.String()) {
+					if rec["uri"] == "/no/such/route" {
+						got = rec
+					}
+				}
+			}
+			if got == nil || got["level"] != tt.want {
+				t.Fatalf("access_log record %v, want one at %s:\n%s", got, tt.want, buf.String())
+			}
+		})
+	}
+}

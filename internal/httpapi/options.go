@@ -126,8 +126,10 @@ type Options struct {
 	// TokenTTL is the lifetime of admin and metrics tokens (raised to 24h at least).
 	TokenTTL time.Duration
 	Logger   *slog.Logger // nil discards
-	Version  string
-	Hostname string
+	// AccessLogLevel is the level of each request's access_log record (zero: INFO, as GARM).
+	AccessLogLevel slog.Level
+	Version        string
+	Hostname       string
 	// Providers are the configured providers, in the order GET /providers lists them.
 	Providers []Provider
 	// CORSOrigins are the allowed browser origins; "*" allows any.

@@ -171,14 +171,27 @@ func TestForeignRunner(t *testing.T) {
 }
 
 // TestScaleSetRunnerOwned checks that the organization's own delivery naming the runner of
-// its scale set is the organization's: the job is recorded and follows the runner.
+// its scale set is the organization's: the job is recorded and follows the runner, while
+// the runner itself is left to its scale set's messages (W-10). When the completed
+// delivery came before the scale set's JobCompleted message and marked the runner for
+// deletion, the listener found nothing to change and handed nothing to the instances
+// controller: the runner sat in pending_delete.
 func TestScaleSetRunnerOwned(t *testing.T) {
 	e := newEnv(t)
 	e.scoped()
-	e.sendStep(t, 0, step{d: ghOrg("in_progress", runnerOrgSS), status: 200, result: ResultOK})
-	e.wantAction(500, garrison.JobInProgress)
-	e.sendStep(t, 1, step{d: ghOrg("completed", runnerOrgSS), status: 200, result: ResultOK})
-	e.wantAction(500, garrison.JobCompleted)
+	for n, st := range []struct {
+		action string
+		want   garrison.JobAction
+	}{
+		{"in_progress", garrison.JobInProgress},
+		{"completed", garrison.JobCompleted},
+	} {
+		e.sendStep(t, n, step{d: ghOrg(st.action, runnerOrgSS), status: 200, result: ResultOK})
+		e.wantAction(500, st.want)
+		if i := e.instance(runnerOrgSS); i.Status != garrison.InstanceRunning || i.RunnerStatus != garrison.RunnerIdle {
+			t.Errorf("after %s: runner %s/%s, want running/idle (its scale set's messages move it)", st.action, i.Status, i.RunnerStatus)
+		}
+	}
 }
 
 // TestForeignRunnerKnownJob checks that another entity's delivery naming our runner does

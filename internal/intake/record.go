@@ -237,9 +237,13 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 }
 
 // sideEffects updates our instance for in_progress and completed jobs (W-10), with its
-// status message, in one write.
+// status message, in one write; a scale set's runner is left to its scale set.
 func (h *Handler) sideEffects(ctx context.Context, job garrison.Job, inst *garrison.Instance) error {
-	if inst == nil || job.Action == garrison.JobQueued {
+	if inst == nil || job.Action == garrison.JobQueued || inst.ScaleSetID != 0 {
+		// A scale set's runner follows its scale set's messages alone (W-10): one that a
+		// completed delivery marked for deletion first was left for the listener to hand
+		// to the instances controller, which then found nothing to change and handed over
+		// nothing, so the runner sat in pending_delete.
 		return nil
 	}
 	_, err := h.store.UpdateInstance(ctx, inst.Name, func(i *garrison.Instance) error {

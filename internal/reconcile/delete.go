@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 var (
@@ -51,6 +52,9 @@ func (r *Reconciler) markDelete(ctx context.Context, env *poolEnv, name, reason 
 // handler fails, so that the instances controller backs the next attempt off. A forge
 // that is rate limited puts it back too, to wait for the reset.
 func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	if wait := r.busyWaitLeft(in, r.o.Now()); wait > 0 && in.Status != garrison.InstancePendingForceDelete {
+		return outcome{res: workqueue.Result{RequeueAfter: wait}}, nil // the runner's job is not over
+	}
 	releaseProvider, ok := r.takeSlot(env, budgetProvider)
 	if !ok {
 		return outcome{}, nil // the budget hands the key back when a slot frees
@@ -85,6 +89,11 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 		r.putBack(ctx, env, in.Name, back, "deletion waits for the forge: "+rl.Error())
 		return outcome{res: r.poolRateLimited(env, rl)}, nil
 	}
+	if refusedBusy(err) && ctx.Err() == nil {
+		wait := r.noteRefusedBusy(in.Name, r.o.Now())
+		r.putBack(ctx, env, in.Name, back, fmt.Sprintf("deletion waits for the runner's job (asking the forge again in %v): %v", wait, err))
+		return outcome{res: workqueue.Result{RequeueAfter: wait}}, nil
+	}
 	if err == nil {
 		err = r.deleteInProvider(ctx, env, in, force)
 	}
@@ -96,6 +105,7 @@ func (r *Reconciler) remove(ctx context.Context, env *poolEnv, in garrison.Insta
 		return done, r.deleteFailed(ctx, env, in.Name, force, err)
 	}
 	r.offlineSince(in.Name, time.Time{}, true)
+	r.forgetBusy(in.Name)
 	if in.RunnerStatus == garrison.RunnerFailed {
 		return done, r.retired(ctx, env, in.Name)
 	}

@@ -160,6 +160,8 @@ type Reconciler struct {
 	rateLimits map[string]time.Time
 	// offline: runner name -> when this process first saw it offline (stranded.go).
 	offline map[string]time.Time
+	// busy: instance name -> its deletion waiting for the runner's job (busywait.go).
+	busy map[string]busyWait
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
 }
@@ -176,7 +178,7 @@ func New(o Options) (*Reconciler, error) {
 	r := &Reconciler{
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
 		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
-		offline:      map[string]time.Time{},
+		offline: map[string]time.Time{}, busy: map[string]busyWait{},
 		groupIgnored: map[string]string{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),

@@ -115,3 +115,53 @@ func TestPoolsLeaveScaleSetJobs(t *testing.T) {
 		t.Fatalf("reason %q", got)
 	}
 }
+
+// TestScaleSetRunnersResumedByResync: a scale set's runner whose change nobody handed to
+// the instances controller (a webhook marked it for deletion before its scale set's
+// JobCompleted message, which then had nothing to change) is taken up by the next resync,
+// as a pool's would be by its triage: a pending_create one is created, one marked for
+// deletion deleted. A running one is left alone.
+func TestScaleSetRunnersResumedByResync(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
+		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	add := func(name string) {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
+			OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstancePendingCreate,
+			RunnerStatus: garrison.RunnerPending, JITConfig: map[string]string{".runner": "e30="},
+			MetadataURL: h.ctrl.MetadataURL, CallbackURL: h.ctrl.CallbackURL}))(t)
+	}
+	r := h.reconciler(h.prov)
+	for _, name := range []string{"ss-done", "ss-idle"} {
+		add(name)
+	}
+	r.NotifyInstances("ss-done", "ss-idle")
+	h.drain(r)
+	// What the webhook intake does to a runner whose job completed, without a word to the
+	// instances controller; and a runner stored but never handed over.
+	must(h.store.UpdateInstance(ctx, "ss-done", func(i *garrison.Instance) error {
+		i.Status, i.RunnerStatus, i.JobID = garrison.InstancePendingDelete, garrison.RunnerTerminated, 7
+		return nil
+	}))(t)
+	add("ss-new")
+	if n := h.drain(r); n != 0 {
+		t.Fatalf("%d steps before the resync: nothing was handed over", n)
+	}
+	if _, err := r.resyncAll(ctx, resyncKey); err != nil {
+		t.Fatal(err)
+	}
+	h.drain(r)
+	if _, err := h.store.Instance(ctx, "ss-done"); err == nil {
+		t.Error("ss-done is still there after the resync")
+	}
+	for _, name := range []string{"ss-idle", "ss-new"} {
+		if in := must(h.store.Instance(ctx, name))(t); in.Status != garrison.InstanceRunning {
+			t.Errorf("%s after the resync: %s, want running", name, in.Status)
+		}
+	}
+	if names := h.providerNames(ss.PoolID()); names["ss-done"] || !names["ss-idle"] || !names["ss-new"] {
+		t.Errorf("provider instances %v, want ss-idle and ss-new", names)
+	}
+}

@@ -21,6 +21,7 @@ type storeSnapshot struct {
 	instances  map[string][]garrison.Instance // entity id -> the instances of its pools
 	jobs       map[string][]garrison.Job      // entity id -> queued jobs, read once per triage
 	reasoned   map[string]bool                // entity ids whose job reasons were recorded
+	setRunners []garrison.Instance            // the instances of scale sets
 }
 
 // readSnapshot reads the controller, every pool, entity and instance. Pools are read
@@ -56,6 +57,9 @@ func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 		if e, ok := entityOf[in.PoolID]; ok {
 			s.instances[e] = append(s.instances[e], in)
 		}
+		if in.ScaleSetID != 0 {
+			s.setRunners = append(s.setRunners, in)
+		}
 	}
 	return s, nil
 }
@@ -85,7 +89,23 @@ func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) err
 		r.ensureSweep(id)
 		r.pruneJobs(ctx, snap, id)
 	}
+	r.resumeSetRunners(snap.setRunners)
 	return nil
+}
+
+// resumeSetRunners hands the instances controller the scale sets' runners waiting for a
+// create or delete step that it does not hold. No pool plans them: whoever changes one
+// hands it over (the listener, the webhook intake, the API), so this is the safety net,
+// as the triage is for pools.
+func (r *Reconciler) resumeSetRunners(insts []garrison.Instance) {
+	for _, in := range insts {
+		if in.Status != garrison.InstancePendingCreate && !hasStatus(deletable, in.Status) {
+			continue
+		}
+		if !r.instances.Has(in.Name) && !r.instanceBusy(in.Name) {
+			r.instances.Add(in.Name)
+		}
+	}
 }
 
 // pruneJobs deletes from the ledger the entity's jobs queued for longer than JobTTL: the

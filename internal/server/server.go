@@ -182,6 +182,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		JWTSecret:               []byte(a.cfg.JWTAuth.Secret),
 		TokenTTL:                a.cfg.JWTAuth.TimeToLive,
 		Logger:                  a.logger,
+		AccessLogLevel:          a.cfg.Logging.AccessLevel,
 		Version:                 Version(),
 		Hostname:                hostname,
 		CORSOrigins:             a.cfg.APIServer.CORSOrigins,

@@ -214,8 +214,9 @@ func (b *Bed) ServerConfig(provider string) string {
 	if reconcile != "" {
 		reconcile = "[reconcile]\n" + reconcile + "\n"
 	}
-	// The log stream is on, for garrison logs and the web UI's log page.
-	logging := "[logging]\nenable_log_streamer = true\n\n"
+	// The log stream is on, for garrison logs and the web UI's log page. Access lines go
+	// at debug: a failed test's log tail then shows what the server did, not requests.
+	logging := "[logging]\nenable_log_streamer = true\naccess_log_level = \"debug\"\n\n"
 	return reconcile + logging + fmt.Sprintf(`[[provider]]
 name = %q
 provider_type = "external"

@@ -111,6 +111,7 @@ func TestUIEndToEnd(t *testing.T) {
 	e.addCredentialsAndRepo(t)
 	poolID := e.createPool(t)
 	e.watchJob(t, poolID)
+	e.scaleSet(t)
 	e.tourPages(t, poolID)
 	e.phone(t, poolID)
 	e.dark(t, poolID)

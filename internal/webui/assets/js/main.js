@@ -11,6 +11,7 @@ import { dashboardPage } from './pages/dashboard.js';
 import { entitiesPage, entityPage } from './pages/entities.js';
 import { poolsPage, poolPage, poolFormPage } from './pages/pools.js';
 import { scaleSetsPage, scaleSetPage } from './pages/scalesets.js';
+import { scaleSetFormPage } from './pages/scalesetform.js';
 import { runnersPage, runnerPage } from './pages/runners.js';
 import { jobsPage, jobPage } from './pages/jobs.js';
 import { templatesPage, templatePage } from './pages/templates.js';
@@ -30,7 +31,9 @@ const routes = [
   ['pools/:id', poolPage],
   ['pools/:id/edit', poolFormPage],
   ['scalesets', scaleSetsPage],
+  ['scalesets/new', scaleSetFormPage],
   ['scalesets/:id', scaleSetPage],
+  ['scalesets/:id/edit', scaleSetFormPage],
   ['runners', runnersPage],
   ['runners/:name', runnerPage],
   ['jobs', jobsPage],

@@ -114,7 +114,7 @@ export function poolPage({ params }) {
 
 // entityOptions lists every repository, organization and enterprise as select options
 // valued "segment:id".
-async function entityOptions() {
+export async function entityOptions() {
   const lists = await Promise.all(api.entityKinds.map((k) => api.get(`/${k.segment}`)));
   const out = [];
   api.entityKinds.forEach((k, i) => {
@@ -123,11 +123,11 @@ async function entityOptions() {
   return out;
 }
 
-function parseTags(s) {
+export function parseTags(s) {
   return String(s || '').split(',').map((t) => t.trim()).filter(Boolean);
 }
 
-function numberOr(v, def) {
+export function numberOr(v, def) {
   const s = String(v ?? '').trim();
   return s === '' ? def : Number(s);
 }

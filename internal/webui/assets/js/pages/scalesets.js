@@ -9,13 +9,15 @@ import { runnersTable } from './pools.js';
 
 const unavailable = () => notice('This server has no scale sets API (GET /api/v1/scalesets answered 404).');
 
+const labelsOf = (s) => [s.name, ...(s.tags || []).map((t) => t.name)];
+
 function ownerOf(s) {
   return s.repo_name || s.org_name || s.enterprise_name || '—';
 }
 
 export function scaleSetsPage() {
   const body = h('div', {});
-  const node = h('div', {}, pageHeader('Scale sets'), body);
+  const node = h('div', {}, pageHeader('Scale sets', link(`${BASE}scalesets/new`, 'New scale set', { class: 'button primary' })), body);
   async function refresh() {
     try {
       const sets = await api.optional('/scalesets');
@@ -25,6 +27,7 @@ export function scaleSetsPage() {
         columns: [
           { label: 'Scale set', cell: (s) => link(`${BASE}scalesets/${s.id}`, s.name, { 'data-key': `ss-${s.id}` }) },
           { label: 'Owner', cell: ownerOf },
+          { label: 'Labels', cell: (s) => labelsOf(s).join(', '), class: 'hide-narrow' },
           { label: 'Provider', cell: (s) => s.provider_name, class: 'hide-narrow' },
           { label: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
           { label: 'Desired', numeric: true, cell: (s) => String(s.desired_runner_count ?? 0) },
@@ -67,10 +70,11 @@ export function scaleSetPage({ params }) {
         navigate(`${BASE}scalesets`);
       } catch (e) { toast(`Could not delete: ${e.message}`, 'error'); }
     }, { class: 'danger' });
-    replace(body, h('div', { class: 'actions' }, toggle, remove),
+    replace(body, h('div', { class: 'actions' }, link(`${BASE}scalesets/${s.id}/edit`, 'Edit', { class: 'button' }), toggle, remove),
       section('Settings', dl([
         ['Owner', ownerOf(s)], ['Enabled', s.enabled ? 'yes' : 'no'], ['State', s.state], ['Provider', s.provider_name],
         ['Image', s.image], ['Flavor', s.flavor], ['OS', `${s.os_type || ''} / ${s.os_arch || ''}`],
+        ['Labels', labelsOf(s).join(', ')],
         ['Runners', `min idle ${s.min_idle_runners ?? 0}, max ${s.max_runners ?? 0}, desired ${s.desired_runner_count ?? 0}`],
         ['Runner group', s['github-runner-group']],
       ])),
