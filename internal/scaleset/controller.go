@@ -103,14 +103,6 @@ func (c *Controller) firstLook(id uint) bool {
 	return true
 }
 
-// openSession is a session this replica opened and the service that serves it.
-type openSession struct {
-	svc       Service
-	session   Session
-	forgeID   int
-	renewedAt time.Time // when the claim was last written (guarded by Controller.mu)
-}
-
 // New returns a controller; Run starts it.
 func New(o Options) *Controller {
 	o = o.withDefaults()

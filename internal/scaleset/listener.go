@@ -84,7 +84,7 @@ func (c *Controller) claim(ctx context.Context, id uint) (garrison.ScaleSetSessi
 	fresh := os != nil && now.Before(os.renewedAt.Add(c.o.ClaimTTL/2))
 	c.mu.Unlock()
 	if fresh {
-		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.session.ID}, true, nil
+		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.current().ID}, true, nil
 	}
 	prev, got, err := c.o.Store.ClaimScaleSetSession(ctx, id, c.o.Owner, c.o.ClaimTTL)
 	if got && os != nil {
@@ -116,7 +116,7 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 	if err != nil {
 		return nil, err
 	}
-	os = &openSession{svc: svc, session: s, forgeID: ss.ScaleSetID, renewedAt: c.o.Now()}
+	os = newOpenSession(svc, ss.ScaleSetID, s, c.o.Now())
 	if err := c.o.Store.SetScaleSetSessionID(ctx, ss.ID, c.o.Owner, s.ID); err != nil {
 		c.deleteForgeSession(ctx, os)
 		return nil, err
@@ -175,26 +175,6 @@ func (c *Controller) ack(ctx context.Context, ss garrison.ScaleSet, os *openSess
 	return c.withToken(ctx, ss, os, func(s Session) error { return os.svc.AckMessage(ctx, s, id) })
 }
 
-// withToken runs call with the session, refreshing its queue token once if it expired.
-// A token that cannot be renewed drops the session: the next step opens a new one.
-func (c *Controller) withToken(ctx context.Context, ss garrison.ScaleSet, os *openSession, call func(Session) error) error {
-	err := call(os.session)
-	if !errors.Is(err, ErrQueueTokenExpired) {
-		return err
-	}
-	s, rerr := os.svc.RefreshSession(ctx, os.forgeID, os.session)
-	if rerr == nil {
-		os.session = s
-		c.log.Info("scaleset: queue token refreshed", c.attrs(ss)...)
-		if err = call(s); !errors.Is(err, ErrQueueTokenExpired) {
-			return err
-		}
-	}
-	c.forget(ss.ID)
-	c.deleteForgeSession(ctx, os)
-	return fmt.Errorf("scaleset %d: queue token could not be renewed: %w", ss.ID, errors.Join(err, rerr))
-}
-
 // closeSession closes the session this replica holds for the scale set, if any, and
 // gives up the claim.
 func (c *Controller) closeSession(ctx context.Context, id uint) {
@@ -227,7 +207,7 @@ func (c *Controller) forget(id uint) *openSession {
 func (c *Controller) deleteForgeSession(ctx context.Context, os *openSession) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := os.svc.DeleteSession(ctx, os.forgeID, os.session.ID); err != nil {
+	if err := os.svc.DeleteSession(ctx, os.forgeID, os.current().ID); err != nil {
 		c.log.Warn("scaleset: deleting a message session", slog.Int("scale_set_id", os.forgeID), slog.Any("err", err))
 	}
 }

@@ -16,6 +16,7 @@ package scaleset
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -48,7 +49,10 @@ type Session struct {
 	ID              string
 	MessageQueueURL string
 	QueueToken      string
-	Statistics      Statistics
+	// QueueTokenExpires is when the queue token expires (zero: unknown); the listener
+	// renews the token ahead of it.
+	QueueTokenExpires time.Time
+	Statistics        Statistics
 }
 
 // Job message types (forge-api §8.3).

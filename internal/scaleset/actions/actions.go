@@ -100,7 +100,8 @@ func stats(s fss.Statistics) scaleset.Statistics {
 }
 
 func toSession(s fss.Session) scaleset.Session {
-	return scaleset.Session{ID: s.ID, MessageQueueURL: s.MessageQueueURL, QueueToken: s.QueueToken, Statistics: stats(s.Statistics)}
+	return scaleset.Session{ID: s.ID, MessageQueueURL: s.MessageQueueURL, QueueToken: s.QueueToken,
+		QueueTokenExpires: s.QueueTokenExpires, Statistics: stats(s.Statistics)}
 }
 
 func fromSession(scaleSetID int, s scaleset.Session) fss.Session {
