@@ -44,9 +44,13 @@ type Options struct {
 	ConflictHold time.Duration
 	// Backoff spaces reconnects after failures (default 1 s doubling to 1 min, jittered).
 	Backoff workqueue.Backoff
-	// Workers bounds the listeners running at once; each holds a worker during its long
-	// poll (default 64).
+	// Workers bounds the listener steps running at once (default 4). A step is short: the
+	// long polls run off the queue, each in its own goroutine, and hand their messages
+	// back as queue keys.
 	Workers int
+	// Polls bounds the long polls in flight at once, one per session this replica holds
+	// (default 1,000); a listener finding no free slot tries again a second later.
+	Polls int
 	// OnInstances is told the names of instances the listener created or marked for
 	// deletion, for the instance controller (nil: none).
 	OnInstances func(names ...string)
@@ -66,7 +70,10 @@ func (o Options) withDefaults() Options {
 		o.Backoff = workqueue.Backoff{Base: time.Second, Max: time.Minute}
 	}
 	if o.Workers <= 0 {
-		o.Workers = 64
+		o.Workers = 4
+	}
+	if o.Polls <= 0 {
+		o.Polls = 1000
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -85,6 +92,10 @@ type Controller struct {
 	o     Options
 	queue *workqueue.Queue
 	log   *slog.Logger
+
+	pollSlots chan struct{}   // Options.Polls
+	polls     sync.WaitGroup  // the long polls in flight
+	runCtx    context.Context // Run's; the polls' parent (nil before Run)
 
 	mu       sync.Mutex
 	sessions map[uint]*openSession // the sessions this replica holds
@@ -106,7 +117,8 @@ func (c *Controller) firstLook(id uint) bool {
 // New returns a controller; Run starts it.
 func New(o Options) *Controller {
 	o = o.withDefaults()
-	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{}}
+	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{},
+		pollSlots: make(chan struct{}, o.Polls)}
 	c.queue = workqueue.New(c.handle, workqueue.Options{Name: "scalesets", Workers: o.Workers,
 		Backoff: o.Backoff, Logger: o.Logger, Metrics: nil})
 	return c
@@ -126,18 +138,22 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
 	for _, ss := range sets {
 		c.Notify(ss.ID)
 	}
 	c.queue.Run(ctx)
+	c.polls.Wait() // ctx is done: so are the polls
 	c.closeAll()
 	return nil
 }
 
-// Step runs the listener of one scale set once, in the caller's goroutine (for tests
-// and tools).
+// Step runs the listener of one scale set once, long poll included, in the caller's
+// goroutine (for tests and tools).
 func (c *Controller) Step(ctx context.Context, id uint) (workqueue.Result, error) {
-	return c.handle(ctx, strconv.FormatUint(uint64(id), 10))
+	return c.step(ctx, strconv.FormatUint(uint64(id), 10), true)
 }
 
 // closeAll closes every session this replica holds and releases the claims.

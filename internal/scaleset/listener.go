@@ -15,11 +15,17 @@ import (
 // again asks the queue to run the listener again at once: the next long poll.
 var again = workqueue.Result{RequeueAfter: time.Millisecond}
 
-// handle is one listener step for the scale set with the given id: hold the session
-// (claim, open or take over), scale to the stored desired count, long-poll one message,
-// process it and scale again. Failures return an error: the queue retries the key after
-// a jittered, growing backoff, which is the listener's reconnect backoff.
+// handle is one listener step for the scale set with the given id, on the work queue: hold
+// the session (claim, open or take over), scale to the stored desired count, process the
+// message the session's long poll brought, if any, and start the next poll off the queue
+// (pollStep). Failures return an error: the queue retries the key after a jittered,
+// growing backoff, which is the listener's reconnect backoff.
 func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, error) {
+	return c.step(ctx, key, false)
+}
+
+// step is handle; inline long-polls in the caller's goroutine instead (Step).
+func (c *Controller) step(ctx context.Context, key string, inline bool) (workqueue.Result, error) {
 	n, err := strconv.ParseUint(key, 10, 32)
 	if err != nil {
 		return workqueue.Result{}, workqueue.Terminal(fmt.Errorf("scaleset: bad key %q", key))
@@ -68,6 +74,9 @@ func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, 
 	}
 	if err := c.scale(ctx, ss, svc, true); err != nil {
 		return workqueue.Result{}, err
+	}
+	if !inline {
+		return c.pollStep(ctx, key, ss, os)
 	}
 	if err := c.listenOnce(ctx, ss, os); err != nil {
 		return workqueue.Result{}, err
@@ -138,15 +147,27 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 // are stored before the message is acknowledged: a crash in between redelivers a
 // message the next poll skips by its id.
 func (c *Controller) listenOnce(ctx context.Context, ss garrison.ScaleSet, os *openSession) error {
+	msg, err := c.getMessage(ctx, ss, os)
+	if err != nil || msg == nil {
+		return err
+	}
+	return c.handleMessage(ctx, ss, os, msg)
+}
+
+// getMessage long-polls the session's queue once.
+func (c *Controller) getMessage(ctx context.Context, ss garrison.ScaleSet, os *openSession) (*Message, error) {
 	var msg *Message
 	err := c.withToken(ctx, ss, os, func(s Session) error {
 		var err error
 		msg, err = os.svc.GetMessage(ctx, s, ss.LastMessageID, int(ss.MaxRunners))
 		return err
 	})
-	if err != nil || msg == nil {
-		return err
-	}
+	return msg, err
+}
+
+// handleMessage processes a message the long poll brought, stores its id and the
+// desired count, acknowledges it and scales.
+func (c *Controller) handleMessage(ctx context.Context, ss garrison.ScaleSet, os *openSession, msg *Message) error {
 	c.o.Metrics.message(ss.Name)
 	if msg.ID <= ss.LastMessageID {
 		return c.ack(ctx, ss, os, msg.ID) // processed before a crash: only the ack was lost
@@ -154,7 +175,7 @@ func (c *Controller) listenOnce(ctx context.Context, ss garrison.ScaleSet, os *o
 	if err := c.process(ctx, ss, os, msg); err != nil {
 		return err // not acked: the service redelivers it
 	}
-	err = c.o.Store.RecordScaleSetMessage(ctx, ss.ID, c.o.Owner, msg.ID, msg.Statistics.TotalAssignedJobs)
+	err := c.o.Store.RecordScaleSetMessage(ctx, ss.ID, c.o.Owner, msg.ID, msg.Statistics.TotalAssignedJobs)
 	if errors.Is(err, garrison.ErrConflict) {
 		c.forget(ss.ID) // the claim lapsed and another replica has it
 		return err
@@ -200,6 +221,7 @@ func (c *Controller) forget(id uint) *openSession {
 	if os != nil {
 		delete(c.sessions, id)
 		c.o.Metrics.sessionClosed()
+		os.stopPoll()
 	}
 	return os
 }

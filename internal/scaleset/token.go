@@ -20,6 +20,7 @@ type openSession struct {
 	mu      sync.Mutex
 	session Session   // with the current queue token
 	tokenAt time.Time // when the queue token was issued (by our clock)
+	poll    pollState
 }
 
 func newOpenSession(svc Service, forgeID int, s Session, now time.Time) *openSession {
