@@ -27,6 +27,7 @@ type Store interface {
 	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
 }
 
 // Options configure a Controller. Store, Services and Owner are required.
