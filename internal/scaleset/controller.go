@@ -52,6 +52,11 @@ type Options struct {
 	// Polls bounds the long polls in flight at once, one per session this replica holds
 	// (default 1,000); a listener finding no free slot tries again a second later.
 	Polls int
+	// StrandedAfter is stranded_runner_timeout: an idle runner the service shows offline
+	// (or not at all) for this long, plus up to 20%, is recycled (default 10 min).
+	// StrandedPerPass caps the runners of a scale set recycled per pass (default 3).
+	StrandedAfter   time.Duration
+	StrandedPerPass int
 	// OnInstances is told the names of instances the listener created or marked for
 	// deletion, for the instance controller (nil: none).
 	OnInstances func(names ...string)
@@ -72,6 +77,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Workers <= 0 {
 		o.Workers = 4
+	}
+	if o.StrandedAfter <= 0 {
+		o.StrandedAfter = 10 * time.Minute
+	}
+	if o.StrandedPerPass <= 0 {
+		o.StrandedPerPass = 3
 	}
 	if o.Polls <= 0 {
 		o.Polls = 1000
@@ -101,6 +112,7 @@ type Controller struct {
 	mu       sync.Mutex
 	sessions map[uint]*openSession // the sessions this replica holds
 	looked   map[uint]bool         // scale sets whose unfinished instances were handed out
+	stranded map[uint]*strandedState
 }
 
 // firstLook reports whether this is the process's first look at the scale set's
@@ -119,6 +131,7 @@ func (c *Controller) firstLook(id uint) bool {
 func New(o Options) *Controller {
 	o = o.withDefaults()
 	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{},
+		stranded:  map[uint]*strandedState{},
 		pollSlots: make(chan struct{}, o.Polls)}
 	c.queue = workqueue.New(c.handle, workqueue.Options{Name: "scalesets", Workers: o.Workers,
 		Backoff: o.Backoff, Logger: o.Logger, Metrics: nil})

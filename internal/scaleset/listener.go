@@ -72,6 +72,11 @@ func (c *Controller) step(ctx context.Context, key string, inline bool) (workque
 	if ss, err = c.o.Store.ScaleSet(ctx, id); err != nil { // with the seeded desired count
 		return workqueue.Result{}, err
 	}
+	if names, err := c.recycleStranded(ctx, ss, svc); err != nil {
+		c.log.Warn("scaleset: looking for stranded runners", c.attrs(ss, slog.Any("err", err))...)
+	} else if len(names) > 0 {
+		c.o.OnInstances(names...)
+	}
 	if err := c.scale(ctx, ss, svc, true); err != nil {
 		return workqueue.Result{}, err
 	}

@@ -116,6 +116,15 @@ type Service interface {
 	// RemoveRunner deregisters a runner; garrison.ErrNotFound when it is gone,
 	// ErrJobStillRunning while it is busy.
 	RemoveRunner(ctx context.Context, agentID int64) error
+	// Runner returns what the service knows of a runner; garrison.ErrNotFound when it
+	// has none.
+	Runner(ctx context.Context, agentID int64) (RunnerState, error)
+}
+
+// RunnerState is a runner as the service shows it.
+type RunnerState struct {
+	Online bool
+	Busy   bool
 }
 
 // Services returns the Actions service client of an entity.

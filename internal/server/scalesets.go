@@ -20,7 +20,7 @@ func (a *Server) wireScaleSets(ctrl garrison.Controller) {
 	a.scaleSets = scaleset.New(scaleset.Options{
 		Store: a.store, Services: a.actions, Owner: "garm-" + ctrl.ID + "-" + randomSuffix(),
 		OnInstances: a.pools.NotifyInstances, Metrics: scaleset.NewMetrics(a.metrics.Registry),
-		Logger: a.logger,
+		StrandedAfter: a.cfg.Reconcile.StrandedTimeout, Logger: a.logger,
 	})
 }
 

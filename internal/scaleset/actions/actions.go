@@ -190,3 +190,11 @@ func (s service) GenerateJITConfig(ctx context.Context, id int, name string) (sc
 func (s service) RemoveRunner(ctx context.Context, agentID int64) error {
 	return mapErr(s.c.RemoveRunner(ctx, agentID))
 }
+
+func (s service) Runner(ctx context.Context, agentID int64) (scaleset.RunnerState, error) {
+	r, err := s.c.Runner(ctx, agentID)
+	if err != nil {
+		return scaleset.RunnerState{}, mapErr(err)
+	}
+	return scaleset.RunnerState{Online: r.Status == "online", Busy: r.Busy}, nil
+}
