@@ -52,6 +52,10 @@ type Options struct {
 	// Polls bounds the long polls in flight at once, one per session this replica holds
 	// (default 1,000); a listener finding no free slot tries again a second later.
 	Polls int
+	// Forge checks, when the listener starts and after a session refused because the
+	// scale set is gone, that the service still has the scale set, and recreates it if
+	// not (nil: no check).
+	Forge Forge
 	// StrandedAfter is stranded_runner_timeout: an idle runner the service shows offline
 	// (or not at all) for this long, plus up to 20%, is recycled (default 10 min).
 	// StrandedPerPass caps the runners of a scale set recycled per pass (default 3).
@@ -113,6 +117,7 @@ type Controller struct {
 	sessions map[uint]*openSession // the sessions this replica holds
 	looked   map[uint]bool         // scale sets whose unfinished instances were handed out
 	stranded map[uint]*strandedState
+	checked  map[uint]bool // scale sets whose existence on the service was checked
 }
 
 // firstLook reports whether this is the process's first look at the scale set's
@@ -131,7 +136,7 @@ func (c *Controller) firstLook(id uint) bool {
 func New(o Options) *Controller {
 	o = o.withDefaults()
 	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{},
-		stranded:  map[uint]*strandedState{},
+		stranded: map[uint]*strandedState{}, checked: map[uint]bool{},
 		pollSlots: make(chan struct{}, o.Polls)}
 	c.queue = workqueue.New(c.handle, workqueue.Options{Name: "scalesets", Workers: o.Workers,
 		Backoff: o.Backoff, Logger: o.Logger, Metrics: nil})

@@ -60,7 +60,13 @@ func (c *Controller) step(ctx context.Context, key string, inline bool) (workque
 		c.forget(id) // another replica holds it (again): ours, if any, is no longer used
 		return workqueue.Result{RequeueAfter: c.o.ClaimTTL / 2}, nil
 	}
+	if ss, err = c.checkScaleSet(ctx, ss, e); err != nil {
+		return workqueue.Result{}, err
+	}
 	os, err := c.ensureSession(ctx, ss, prev, svc)
+	if errors.Is(err, garrison.ErrNotFound) {
+		c.setChecked(id, false) // the scale set may be gone: look before the next try
+	}
 	if errors.Is(err, ErrSessionConflict) {
 		c.log.Info("scaleset: the service has another session open; waiting", c.attrs(ss, slog.Duration("hold", c.o.ConflictHold))...)
 		c.o.Metrics.conflict()

@@ -131,3 +131,13 @@ type RunnerState struct {
 type Services interface {
 	Service(ctx context.Context, e garrison.Entity) (Service, error)
 }
+
+// Forge keeps the scale set itself on the Actions service, for the listener's start-up
+// check.
+type Forge interface {
+	// ScaleSetExists reports whether the service still has the scale set (by its id).
+	ScaleSetExists(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (bool, error)
+	// RecreateScaleSet makes the scale set again with its name, labels and runner group
+	// and returns its new id.
+	RecreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error)
+}
