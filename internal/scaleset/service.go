@@ -9,8 +9,15 @@
 // stored before the message is acknowledged: a restart resumes after it, neither losing
 // nor replaying work.
 //
+// A listener step on the queue is short: the long poll runs in its own goroutine per
+// held session (poll.go) and hands its message back as a queue key, so a few workers
+// serve hundreds of scale sets. The queue token is renewed ahead of its expiry (token.go).
+// Job messages also write the job ledger the pools use (ledger.go); runners the service
+// shows offline for longer than stranded_runner_timeout are recycled (stranded.go); and
+// a scale set the service lost is made again, or put into the error state (check.go).
+//
 // The package talks to the Actions service through Service, a small consumer-side
-// interface; internal/server wires the real client.
+// interface, and Forge for the scale set itself; internal/server wires the real client.
 package scaleset
 
 import (

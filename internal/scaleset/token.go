@@ -89,7 +89,19 @@ func (c *Controller) withToken(ctx context.Context, ss garrison.ScaleSet, os *op
 			return err
 		}
 	}
-	c.forget(ss.ID)
+	c.forgetSession(ss.ID, os)
 	c.deleteForgeSession(ctx, os)
 	return fmt.Errorf("scaleset %d: queue token could not be renewed: %w", ss.ID, errors.Join(err, rerr))
+}
+
+// forgetSession drops os from this replica's table if it is still the scale set's
+// session (a long poll may end after its session was replaced).
+func (c *Controller) forgetSession(id uint, os *openSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessions[id] == os {
+		delete(c.sessions, id)
+		c.o.Metrics.sessionClosed()
+		os.stopPoll()
+	}
 }
