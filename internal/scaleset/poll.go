@@ -100,6 +100,8 @@ func (c *Controller) pollStep(ctx context.Context, key string, ss garrison.Scale
 // session and adds the scale set's key. A panic is recovered and handed on as an error.
 func (c *Controller) poll(ctx context.Context, key string, ss garrison.ScaleSet, os *openSession) {
 	defer c.polls.Done()
+	c.o.Metrics.pollRunning(1)
+	defer c.o.Metrics.pollRunning(-1)
 	defer c.queue.Add(key) // after the result is delivered
 	defer func() { <-c.pollSlots }()
 	var r pollResult

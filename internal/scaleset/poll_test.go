@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forgesim"
 	"github.com/garrison-ci/garrison/internal/scaleset"
@@ -63,7 +65,9 @@ func TestListenersDoNotHoldWorkers(t *testing.T) {
 	s := newSimEnvWith(t, forgesim.Options{ScaleSets: forgesim.ScaleSetOptions{Hold: 30 * time.Second}}, 2, 0)
 	const n = 100
 	sets := append(s.addScaleSets(n-1), s.ss)
-	c := scaleset.New(scaleset.Options{Store: s.st, Services: s.hub, Owner: "replica-a", ClaimTTL: time.Hour, Workers: 2})
+	reg := prometheus.NewRegistry()
+	c := scaleset.New(scaleset.Options{Store: s.st, Services: s.hub, Owner: "replica-a", ClaimTTL: time.Hour, Workers: 2,
+		Metrics: scaleset.NewMetrics(reg)})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
@@ -74,6 +78,9 @@ func TestListenersDoNotHoldWorkers(t *testing.T) {
 		}
 	}()
 	eventually(t, "every scale set's session open", func() bool { return s.sessionsOwnedBy("replica-a") == n })
+	eventually(t, "a long poll in flight per session", func() bool {
+		return gaugeValue(t, reg, "garrison_scaleset_polls_in_flight") == n
+	})
 
 	for _, ss := range sets {
 		if _, err := s.sim.QueueJob("acme/app", ss.Name); err != nil {
@@ -104,6 +111,20 @@ func TestListenersDoNotHoldWorkers(t *testing.T) {
 	if got := s.sessionsOwnedBy("replica-a"); got != n {
 		t.Fatalf("%d sessions open, want %d", got, n)
 	}
+}
+
+func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	return 0
 }
 
 func (s *simEnv) instancesOf(id uint) []garrison.Instance {
