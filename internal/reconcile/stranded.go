@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -44,14 +43,6 @@ func (r *Reconciler) strandedFor(name string, now time.Time) time.Duration {
 	return 0
 }
 
-// strandedAfter is the runner's own threshold: StrandedAfter plus up to 20%, fixed per
-// name so that runners stranded together are not all recycled in one pass.
-func strandedAfter(name string, base time.Duration) time.Duration {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(name))
-	return base + time.Duration(float64(base)*0.2*float64(h.Sum32()%1000)/1000)
-}
-
 // recycleStranded marks for deletion the pool's idle runners the forge listing (made at
 // listedAt) shows offline or lacks, once they have been so for their threshold. It
 // returns how many it marked.
@@ -72,7 +63,7 @@ func (r *Reconciler) recycleStranded(ctx context.Context, env *poolEnv, runners 
 			continue
 		}
 		since := r.offlineSince(in.Name, listedAt, false) // busy or not: see refusedAsBusy
-		if rn.Busy || now.Sub(since) < strandedAfter(in.Name, r.o.Policy.StrandedAfter) || marked >= r.o.Policy.StrandedPerPass {
+		if rn.Busy || now.Sub(since) < garrison.StrandedThreshold(in.Name, r.o.Policy.StrandedAfter) || marked >= r.o.Policy.StrandedPerPass {
 			continue
 		}
 		what := "offline"

@@ -27,6 +27,7 @@ type Store interface {
 	ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error)
 	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
 	AddInstanceEvent(ctx context.Context, name string, ev garrison.Event) error
+	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
 }
 
 // Options configure a Controller. Store, Services and Owner are required.
@@ -44,9 +45,22 @@ type Options struct {
 	ConflictHold time.Duration
 	// Backoff spaces reconnects after failures (default 1 s doubling to 1 min, jittered).
 	Backoff workqueue.Backoff
-	// Workers bounds the listeners running at once; each holds a worker during its long
-	// poll (default 64).
+	// Workers bounds the listener steps running at once (default 4). A step is short: the
+	// long polls run off the queue, each in its own goroutine, and hand their messages
+	// back as queue keys.
 	Workers int
+	// Polls bounds the long polls in flight at once, one per session this replica holds
+	// (default 1,000); a listener finding no free slot tries again a second later.
+	Polls int
+	// Forge checks, when the listener starts and after a session refused because the
+	// scale set is gone, that the service still has the scale set, and recreates it if
+	// not (nil: no check).
+	Forge Forge
+	// StrandedAfter is stranded_runner_timeout: an idle runner the service shows offline
+	// (or not at all) for this long, plus up to 20%, is recycled (default 10 min).
+	// StrandedPerPass caps the runners of a scale set recycled per pass (default 3).
+	StrandedAfter   time.Duration
+	StrandedPerPass int
 	// OnInstances is told the names of instances the listener created or marked for
 	// deletion, for the instance controller (nil: none).
 	OnInstances func(names ...string)
@@ -66,7 +80,16 @@ func (o Options) withDefaults() Options {
 		o.Backoff = workqueue.Backoff{Base: time.Second, Max: time.Minute}
 	}
 	if o.Workers <= 0 {
-		o.Workers = 64
+		o.Workers = 4
+	}
+	if o.StrandedAfter <= 0 {
+		o.StrandedAfter = 10 * time.Minute
+	}
+	if o.StrandedPerPass <= 0 {
+		o.StrandedPerPass = 3
+	}
+	if o.Polls <= 0 {
+		o.Polls = 1000
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -86,9 +109,15 @@ type Controller struct {
 	queue *workqueue.Queue
 	log   *slog.Logger
 
+	pollSlots chan struct{}   // Options.Polls
+	polls     sync.WaitGroup  // the long polls in flight
+	runCtx    context.Context // Run's; the polls' parent (nil before Run)
+
 	mu       sync.Mutex
 	sessions map[uint]*openSession // the sessions this replica holds
 	looked   map[uint]bool         // scale sets whose unfinished instances were handed out
+	stranded map[uint]*strandedState
+	checked  map[uint]bool // scale sets whose existence on the service was checked
 }
 
 // firstLook reports whether this is the process's first look at the scale set's
@@ -103,18 +132,12 @@ func (c *Controller) firstLook(id uint) bool {
 	return true
 }
 
-// openSession is a session this replica opened and the service that serves it.
-type openSession struct {
-	svc       Service
-	session   Session
-	forgeID   int
-	renewedAt time.Time // when the claim was last written (guarded by Controller.mu)
-}
-
 // New returns a controller; Run starts it.
 func New(o Options) *Controller {
 	o = o.withDefaults()
-	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{}}
+	c := &Controller{o: o, log: o.Logger, sessions: map[uint]*openSession{}, looked: map[uint]bool{},
+		stranded: map[uint]*strandedState{}, checked: map[uint]bool{},
+		pollSlots: make(chan struct{}, o.Polls)}
 	c.queue = workqueue.New(c.handle, workqueue.Options{Name: "scalesets", Workers: o.Workers,
 		Backoff: o.Backoff, Logger: o.Logger, Metrics: nil})
 	return c
@@ -134,18 +157,22 @@ func (c *Controller) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	c.runCtx = ctx
+	c.mu.Unlock()
 	for _, ss := range sets {
 		c.Notify(ss.ID)
 	}
 	c.queue.Run(ctx)
+	c.polls.Wait() // ctx is done: so are the polls
 	c.closeAll()
 	return nil
 }
 
-// Step runs the listener of one scale set once, in the caller's goroutine (for tests
-// and tools).
+// Step runs the listener of one scale set once, long poll included, in the caller's
+// goroutine (for tests and tools).
 func (c *Controller) Step(ctx context.Context, id uint) (workqueue.Result, error) {
-	return c.handle(ctx, strconv.FormatUint(uint64(id), 10))
+	return c.step(ctx, strconv.FormatUint(uint64(id), 10), true)
 }
 
 // closeAll closes every session this replica holds and releases the claims.

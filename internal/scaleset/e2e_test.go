@@ -32,8 +32,15 @@ type simEnv struct {
 
 func newSimEnv(t *testing.T, ghes bool, maxRunners, minIdle uint) *simEnv {
 	t.Helper()
+	return newSimEnvWith(t, forgesim.Options{ScaleSets: forgesim.ScaleSetOptions{Hold: 20 * time.Millisecond, Available: ghes}},
+		maxRunners, minIdle)
+}
+
+// newSimEnvWith is newSimEnv with the simulator's options.
+func newSimEnvWith(t *testing.T, opts forgesim.Options, maxRunners, minIdle uint) *simEnv {
+	t.Helper()
 	ctx := t.Context()
-	sim := forgesim.New(forgesim.Options{ScaleSets: forgesim.ScaleSetOptions{Hold: 20 * time.Millisecond, Available: ghes}})
+	sim := forgesim.New(opts)
 	url, err := sim.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -165,3 +165,13 @@ func (f *fakeService) do(fn func(f *fakeService)) {
 	defer f.mu.Unlock()
 	fn(f)
 }
+
+// Runner shows the fake's runners online; busy ones busy.
+func (f *fakeService) Runner(_ context.Context, id int64) (scaleset.RunnerState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.runners[id]; !ok {
+		return scaleset.RunnerState{}, garrison.ErrNotFound
+	}
+	return scaleset.RunnerState{Online: true, Busy: f.busy[id]}, nil
+}

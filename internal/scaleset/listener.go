@@ -15,11 +15,17 @@ import (
 // again asks the queue to run the listener again at once: the next long poll.
 var again = workqueue.Result{RequeueAfter: time.Millisecond}
 
-// handle is one listener step for the scale set with the given id: hold the session
-// (claim, open or take over), scale to the stored desired count, long-poll one message,
-// process it and scale again. Failures return an error: the queue retries the key after
-// a jittered, growing backoff, which is the listener's reconnect backoff.
+// handle is one listener step for the scale set with the given id, on the work queue: hold
+// the session (claim, open or take over), scale to the stored desired count, process the
+// message the session's long poll brought, if any, and start the next poll off the queue
+// (pollStep). Failures return an error: the queue retries the key after a jittered,
+// growing backoff, which is the listener's reconnect backoff.
 func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, error) {
+	return c.step(ctx, key, false)
+}
+
+// step is handle; inline long-polls in the caller's goroutine instead (Step).
+func (c *Controller) step(ctx context.Context, key string, inline bool) (workqueue.Result, error) {
 	n, err := strconv.ParseUint(key, 10, 32)
 	if err != nil {
 		return workqueue.Result{}, workqueue.Terminal(fmt.Errorf("scaleset: bad key %q", key))
@@ -54,7 +60,13 @@ func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, 
 		c.forget(id) // another replica holds it (again): ours, if any, is no longer used
 		return workqueue.Result{RequeueAfter: c.o.ClaimTTL / 2}, nil
 	}
+	if ss, err = c.checkScaleSet(ctx, ss, e); err != nil {
+		return workqueue.Result{}, err
+	}
 	os, err := c.ensureSession(ctx, ss, prev, svc)
+	if errors.Is(err, garrison.ErrNotFound) {
+		c.setChecked(id, false) // the scale set may be gone: look before the next try
+	}
 	if errors.Is(err, ErrSessionConflict) {
 		c.log.Info("scaleset: the service has another session open; waiting", c.attrs(ss, slog.Duration("hold", c.o.ConflictHold))...)
 		c.o.Metrics.conflict()
@@ -66,8 +78,16 @@ func (c *Controller) handle(ctx context.Context, key string) (workqueue.Result, 
 	if ss, err = c.o.Store.ScaleSet(ctx, id); err != nil { // with the seeded desired count
 		return workqueue.Result{}, err
 	}
+	if names, err := c.recycleStranded(ctx, ss, svc); err != nil {
+		c.log.Warn("scaleset: looking for stranded runners", c.attrs(ss, slog.Any("err", err))...)
+	} else if len(names) > 0 {
+		c.o.OnInstances(names...)
+	}
 	if err := c.scale(ctx, ss, svc, true); err != nil {
 		return workqueue.Result{}, err
+	}
+	if !inline {
+		return c.pollStep(ctx, key, ss, os)
 	}
 	if err := c.listenOnce(ctx, ss, os); err != nil {
 		return workqueue.Result{}, err
@@ -84,7 +104,7 @@ func (c *Controller) claim(ctx context.Context, id uint) (garrison.ScaleSetSessi
 	fresh := os != nil && now.Before(os.renewedAt.Add(c.o.ClaimTTL/2))
 	c.mu.Unlock()
 	if fresh {
-		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.session.ID}, true, nil
+		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.current().ID}, true, nil
 	}
 	prev, got, err := c.o.Store.ClaimScaleSetSession(ctx, id, c.o.Owner, c.o.ClaimTTL)
 	if got && os != nil {
@@ -116,7 +136,7 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 	if err != nil {
 		return nil, err
 	}
-	os = &openSession{svc: svc, session: s, forgeID: ss.ScaleSetID, renewedAt: c.o.Now()}
+	os = newOpenSession(svc, ss.ScaleSetID, s, c.o.Now())
 	if err := c.o.Store.SetScaleSetSessionID(ctx, ss.ID, c.o.Owner, s.ID); err != nil {
 		c.deleteForgeSession(ctx, os)
 		return nil, err
@@ -138,15 +158,27 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 // are stored before the message is acknowledged: a crash in between redelivers a
 // message the next poll skips by its id.
 func (c *Controller) listenOnce(ctx context.Context, ss garrison.ScaleSet, os *openSession) error {
+	msg, err := c.getMessage(ctx, ss, os)
+	if err != nil || msg == nil {
+		return err
+	}
+	return c.handleMessage(ctx, ss, os, msg)
+}
+
+// getMessage long-polls the session's queue once.
+func (c *Controller) getMessage(ctx context.Context, ss garrison.ScaleSet, os *openSession) (*Message, error) {
 	var msg *Message
 	err := c.withToken(ctx, ss, os, func(s Session) error {
 		var err error
 		msg, err = os.svc.GetMessage(ctx, s, ss.LastMessageID, int(ss.MaxRunners))
 		return err
 	})
-	if err != nil || msg == nil {
-		return err
-	}
+	return msg, err
+}
+
+// handleMessage processes a message the long poll brought, stores its id and the
+// desired count, acknowledges it and scales.
+func (c *Controller) handleMessage(ctx context.Context, ss garrison.ScaleSet, os *openSession, msg *Message) error {
 	c.o.Metrics.message(ss.Name)
 	if msg.ID <= ss.LastMessageID {
 		return c.ack(ctx, ss, os, msg.ID) // processed before a crash: only the ack was lost
@@ -154,7 +186,7 @@ func (c *Controller) listenOnce(ctx context.Context, ss garrison.ScaleSet, os *o
 	if err := c.process(ctx, ss, os, msg); err != nil {
 		return err // not acked: the service redelivers it
 	}
-	err = c.o.Store.RecordScaleSetMessage(ctx, ss.ID, c.o.Owner, msg.ID, msg.Statistics.TotalAssignedJobs)
+	err := c.o.Store.RecordScaleSetMessage(ctx, ss.ID, c.o.Owner, msg.ID, msg.Statistics.TotalAssignedJobs)
 	if errors.Is(err, garrison.ErrConflict) {
 		c.forget(ss.ID) // the claim lapsed and another replica has it
 		return err
@@ -173,26 +205,6 @@ func (c *Controller) listenOnce(ctx context.Context, ss garrison.ScaleSet, os *o
 
 func (c *Controller) ack(ctx context.Context, ss garrison.ScaleSet, os *openSession, id int64) error {
 	return c.withToken(ctx, ss, os, func(s Session) error { return os.svc.AckMessage(ctx, s, id) })
-}
-
-// withToken runs call with the session, refreshing its queue token once if it expired.
-// A token that cannot be renewed drops the session: the next step opens a new one.
-func (c *Controller) withToken(ctx context.Context, ss garrison.ScaleSet, os *openSession, call func(Session) error) error {
-	err := call(os.session)
-	if !errors.Is(err, ErrQueueTokenExpired) {
-		return err
-	}
-	s, rerr := os.svc.RefreshSession(ctx, os.forgeID, os.session)
-	if rerr == nil {
-		os.session = s
-		c.log.Info("scaleset: queue token refreshed", c.attrs(ss)...)
-		if err = call(s); !errors.Is(err, ErrQueueTokenExpired) {
-			return err
-		}
-	}
-	c.forget(ss.ID)
-	c.deleteForgeSession(ctx, os)
-	return fmt.Errorf("scaleset %d: queue token could not be renewed: %w", ss.ID, errors.Join(err, rerr))
 }
 
 // closeSession closes the session this replica holds for the scale set, if any, and
@@ -220,6 +232,7 @@ func (c *Controller) forget(id uint) *openSession {
 	if os != nil {
 		delete(c.sessions, id)
 		c.o.Metrics.sessionClosed()
+		os.stopPoll()
 	}
 	return os
 }
@@ -227,7 +240,7 @@ func (c *Controller) forget(id uint) *openSession {
 func (c *Controller) deleteForgeSession(ctx context.Context, os *openSession) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := os.svc.DeleteSession(ctx, os.forgeID, os.session.ID); err != nil {
+	if err := os.svc.DeleteSession(ctx, os.forgeID, os.current().ID); err != nil {
 		c.log.Warn("scaleset: deleting a message session", slog.Int("scale_set_id", os.forgeID), slog.Any("err", err))
 	}
 }

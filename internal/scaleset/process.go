@@ -29,6 +29,7 @@ func (c *Controller) process(ctx context.Context, ss garrison.ScaleSet, os *open
 			return fmt.Errorf("scaleset %d: acquire jobs: %w", ss.ID, err)
 		}
 	}
+	c.recordJobs(ctx, ss, msg.Jobs)
 	var changed []string
 	for _, j := range msg.Jobs {
 		var err error

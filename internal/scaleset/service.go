@@ -9,13 +9,21 @@
 // stored before the message is acknowledged: a restart resumes after it, neither losing
 // nor replaying work.
 //
+// A listener step on the queue is short: the long poll runs in its own goroutine per
+// held session (poll.go) and hands its message back as a queue key, so a few workers
+// serve hundreds of scale sets. The queue token is renewed ahead of its expiry (token.go).
+// Job messages also write the job ledger the pools use (ledger.go); runners the service
+// shows offline for longer than stranded_runner_timeout are recycled (stranded.go); and
+// a scale set the service lost is made again, or put into the error state (check.go).
+//
 // The package talks to the Actions service through Service, a small consumer-side
-// interface; internal/server wires the real client.
+// interface, and Forge for the scale set itself; internal/server wires the real client.
 package scaleset
 
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -48,7 +56,10 @@ type Session struct {
 	ID              string
 	MessageQueueURL string
 	QueueToken      string
-	Statistics      Statistics
+	// QueueTokenExpires is when the queue token expires (zero: unknown); the listener
+	// renews the token ahead of it.
+	QueueTokenExpires time.Time
+	Statistics        Statistics
 }
 
 // Job message types (forge-api §8.3).
@@ -112,9 +123,28 @@ type Service interface {
 	// RemoveRunner deregisters a runner; garrison.ErrNotFound when it is gone,
 	// ErrJobStillRunning while it is busy.
 	RemoveRunner(ctx context.Context, agentID int64) error
+	// Runner returns what the service knows of a runner; garrison.ErrNotFound when it
+	// has none.
+	Runner(ctx context.Context, agentID int64) (RunnerState, error)
+}
+
+// RunnerState is a runner as the service shows it.
+type RunnerState struct {
+	Online bool
+	Busy   bool
 }
 
 // Services returns the Actions service client of an entity.
 type Services interface {
 	Service(ctx context.Context, e garrison.Entity) (Service, error)
+}
+
+// Forge keeps the scale set itself on the Actions service, for the listener's start-up
+// check.
+type Forge interface {
+	// ScaleSetExists reports whether the service still has the scale set (by its id).
+	ScaleSetExists(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (bool, error)
+	// RecreateScaleSet makes the scale set again with its name, labels and runner group
+	// and returns its new id.
+	RecreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error)
 }

@@ -18,9 +18,9 @@ import (
 func (a *Server) wireScaleSets(ctrl garrison.Controller) {
 	a.actions = actions.New(actions.Options{Store: a.store, Logger: a.logger})
 	a.scaleSets = scaleset.New(scaleset.Options{
-		Store: a.store, Services: a.actions, Owner: "garm-" + ctrl.ID + "-" + randomSuffix(),
+		Store: a.store, Services: a.actions, Forge: a.actions, Owner: "garm-" + ctrl.ID + "-" + randomSuffix(),
 		OnInstances: a.pools.NotifyInstances, Metrics: scaleset.NewMetrics(a.metrics.Registry),
-		Logger: a.logger,
+		StrandedAfter: a.cfg.Reconcile.StrandedTimeout, Logger: a.logger,
 	})
 }
 

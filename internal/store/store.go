@@ -185,7 +185,8 @@ type ScaleSets interface {
 	ListScaleSets(ctx context.Context, f ScaleSetFilter) ([]garrison.ScaleSet, error)
 	// UpdateScaleSet runs fn under a write lock, validates and stores the result. fn
 	// cannot change ID, EntityID, CreatedAt, LastMessageID or Session (the listener's
-	// own, written by the methods below); the generation is bumped as for pools.
+	// own, written by the methods below); the generation is bumped as for pools. A new
+	// ScaleSetID (the scale set recreated on the forge) resets LastMessageID to 0.
 	UpdateScaleSet(ctx context.Context, id uint, fn func(*garrison.ScaleSet) error) (garrison.ScaleSet, error)
 	// DeleteScaleSet: ErrInvalid while it has instances; nil if missing.
 	DeleteScaleSet(ctx context.Context, id uint) error

@@ -100,7 +100,8 @@ func stats(s fss.Statistics) scaleset.Statistics {
 }
 
 func toSession(s fss.Session) scaleset.Session {
-	return scaleset.Session{ID: s.ID, MessageQueueURL: s.MessageQueueURL, QueueToken: s.QueueToken, Statistics: stats(s.Statistics)}
+	return scaleset.Session{ID: s.ID, MessageQueueURL: s.MessageQueueURL, QueueToken: s.QueueToken,
+		QueueTokenExpires: s.QueueTokenExpires, Statistics: stats(s.Statistics)}
 }
 
 func fromSession(scaleSetID int, s scaleset.Session) fss.Session {
@@ -188,4 +189,12 @@ func (s service) GenerateJITConfig(ctx context.Context, id int, name string) (sc
 
 func (s service) RemoveRunner(ctx context.Context, agentID int64) error {
 	return mapErr(s.c.RemoveRunner(ctx, agentID))
+}
+
+func (s service) Runner(ctx context.Context, agentID int64) (scaleset.RunnerState, error) {
+	r, err := s.c.Runner(ctx, agentID)
+	if err != nil {
+		return scaleset.RunnerState{}, mapErr(err)
+	}
+	return scaleset.RunnerState{Online: r.Status == "online", Busy: r.Busy}, nil
 }

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"errors"
 
 	"github.com/garrison-ci/garrison"
 	fss "github.com/garrison-ci/garrison/internal/forge/scaleset"
@@ -77,4 +78,43 @@ func (h *Hub) RemoveRunner(ctx context.Context, e garrison.Entity, _ garrison.Sc
 		return err
 	}
 	return mapErr(c.RemoveRunner(ctx, agentID))
+}
+
+// ScaleSetExists implements scaleset.Forge: whether the service still has the scale set.
+func (h *Hub) ScaleSetExists(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (bool, error) {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return false, err
+	}
+	_, err = c.ScaleSet(ctx, int64(ss.ScaleSetID))
+	if errors.Is(err, garrison.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// RecreateScaleSet implements scaleset.Forge, for a scale set the service lost: the id
+// of the scale set of the same name in the same runner group when there is one (made
+// meanwhile), else of one created again with the scale set's name, labels and group.
+func (h *Hub) RecreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error) {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return 0, err
+	}
+	want, err := h.forgeSet(ctx, c, e, ss)
+	if err != nil {
+		return 0, err
+	}
+	found, err := c.ScaleSetByName(ctx, want.RunnerGroupID, ss.Name)
+	switch {
+	case err == nil:
+		return int(found.ID), nil
+	case !errors.Is(err, garrison.ErrNotFound):
+		return 0, err
+	}
+	got, err := c.CreateScaleSet(ctx, want)
+	if err != nil {
+		return 0, err
+	}
+	return int(got.ID), nil
 }

@@ -143,7 +143,8 @@ func (s *Store) ListScaleSets(ctx context.Context, f store.ScaleSetFilter) ([]ga
 }
 
 // UpdateScaleSet runs fn on the scale set under a write lock, validates and stores the
-// result. ID, EntityID, CreatedAt, LastMessageID and Session cannot change. Unless fn
+// result. ID, EntityID, CreatedAt, LastMessageID and Session cannot change, except that a
+// new forge id (ScaleSetID) resets LastMessageID to 0. Unless fn
 // sets Generation itself, it is bumped when the runner definition changes. Tags are kept
 // as they were (labels are fixed at creation).
 func (s *Store) UpdateScaleSet(ctx context.Context, id uint, fn func(*garrison.ScaleSet) error) (garrison.ScaleSet, error) {
@@ -161,6 +162,11 @@ func (s *Store) UpdateScaleSet(ctx context.Context, id uint, fn func(*garrison.S
 		next.ID, next.EntityID, next.EntityType, next.CreatedAt, next.UpdatedAt =
 			cur.ID, cur.EntityID, cur.EntityType, cur.CreatedAt, now()
 		next.LastMessageID, next.Session, next.Tags = cur.LastMessageID, cur.Session, cur.Tags
+		if next.ScaleSetID != cur.ScaleSetID {
+			// Another scale set on the forge (recreated after the service lost it): its
+			// message queue starts afresh.
+			next.LastMessageID = 0
+		}
 		if err := next.Validate(); err != nil {
 			return err
 		}
@@ -171,6 +177,11 @@ func (s *Store) UpdateScaleSet(ctx context.Context, id uint, fn func(*garrison.S
 			append(scaleSetArgs(next), int64(next.ID))...)
 		if err := s.scaleSetWriteErr(err, next); err != nil {
 			return err
+		}
+		if next.ScaleSetID != cur.ScaleSetID && cur.LastMessageID != 0 {
+			if _, err := c.exec(ctx, `UPDATE scale_sets SET last_message_id = 0 WHERE id = ?`, int64(next.ID)); err != nil {
+				return s.wrapErr("reset last message id", err)
+			}
 		}
 		out = next
 		return nil

@@ -114,6 +114,11 @@ var scaleSetCases = []testCase{
 		if up.Generation != ss.Generation+1 {
 			t.Fatalf("image change: generation %d, want %d", up.Generation, ss.Generation+1)
 		}
+		// A new forge id (the scale set recreated on the service): its queue starts afresh.
+		up = ok(s.UpdateScaleSet(ctx, ss.ID, func(x *garrison.ScaleSet) error { x.ScaleSetID++; return nil })).get(t)
+		if up.LastMessageID != 0 || ok(s.ScaleSet(ctx, ss.ID)).get(t).LastMessageID != 0 {
+			t.Fatalf("new forge id kept last message id %d", up.LastMessageID)
+		}
 		_, err = s.UpdateScaleSet(ctx, ss.ID, func(x *garrison.ScaleSet) error { x.MinIdleRunners = 99; return nil })
 		wantErr(t, err, garrison.ErrInvalid)
 		_, err = s.UpdateScaleSet(ctx, 4242, func(*garrison.ScaleSet) error { return nil })
