@@ -12,6 +12,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
+	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -245,10 +246,16 @@ func (r *Reconciler) resyncAll(ctx context.Context, _ string) (workqueue.Result,
 	return workqueue.Result{RequeueAfter: r.o.ResyncInterval}, nil
 }
 
-// claim takes or renews this replica's lease on the pool (always held without Leases).
-func (r *Reconciler) claim(ctx context.Context, poolID string) (bool, error) {
+// claim takes or renews this replica's lease on the pool (always held without Leases)
+// and returns ctx fenced by it: the store refuses the writes made with it once another
+// replica took the pool over (garrison.ErrFenced).
+func (r *Reconciler) claim(ctx context.Context, poolID string) (context.Context, bool, error) {
 	if r.o.Leases == nil {
-		return true, nil
+		return ctx, true, nil
 	}
-	return r.o.Leases.Lease(ctx, "pool/"+poolID, r.o.Holder, r.o.LeaseTTL)
+	f, held, err := r.o.Leases.Lease(ctx, store.PoolClaim(poolID), r.o.Holder, r.o.LeaseTTL)
+	if err != nil || !held {
+		return ctx, false, err
+	}
+	return store.WithFence(ctx, f), true, nil
 }

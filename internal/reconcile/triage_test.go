@@ -151,7 +151,7 @@ func TestTriageWithLeases(t *testing.T) {
 	h := newHarness(t)
 	pools := settledPools(h)
 	ctx := t.Context()
-	if held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
+	if _, held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
 		t.Fatalf("replica b's lease: %v %v", held, err)
 	}
 	lister := &countingLister{Provider: h.prov}
@@ -170,7 +170,7 @@ func TestTriageWithLeases(t *testing.T) {
 	if n := lister.lists.Load(); n != 1 {
 		t.Errorf("%d repairs, want 1 (pool 0; pool 1 is replica b's)", n)
 	}
-	if held, _ := h.store.Lease(ctx, "pool/"+pools[0].ID, "replica-b", time.Minute); held {
+	if _, held, _ := h.store.Lease(ctx, "pool/"+pools[0].ID, "replica-b", time.Minute); held {
 		t.Error("replica a repaired pool 0 without holding its lease")
 	}
 	res, err := r.reconcile(ctx, pools[0].ID)

@@ -109,6 +109,7 @@ type openSession struct {
 	session   Session
 	forgeID   int
 	renewedAt time.Time // when the claim was last written (guarded by Controller.mu)
+	token     int64     // the claim's fencing token (guarded by Controller.mu)
 }
 
 // New returns a controller; Run starts it.

@@ -19,3 +19,13 @@ func (a *Server) addMetricsSnapshot() error {
 	}
 	return a.metrics.AddSnapshot(o)
 }
+
+// addClaimMetrics registers the fencing and takeover counters of the backend, when it
+// counts them (both SQL backends do).
+func (a *Server) addClaimMetrics() error {
+	c, ok := a.backend.(metrics.ClaimCounts)
+	if !ok {
+		return nil
+	}
+	return a.metrics.AddClaimCounts(c)
+}

@@ -87,6 +87,9 @@ func (a *Server) wire(ctx context.Context) error {
 	if err := a.addMetricsSnapshot(); err != nil {
 		return err
 	}
+	if err := a.addClaimMetrics(); err != nil {
+		return err
+	}
 	a.forges = forges.New(forges.Options{
 		Store:        a.store,
 		Logger:       a.logger,

@@ -1,0 +1,60 @@
+package metrics
+
+import (
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ClaimCounts is what the store counts of its claims since it opened (sqlstore.Store):
+// writes refused by a stale fencing token, and claims taken over from a holder whose
+// claim expired, by claim kind.
+type ClaimCounts interface {
+	FencingRefusals() map[string]uint64
+	ClaimTakeovers() map[string]uint64
+}
+
+// ClaimKinds are the claim kinds whose series exist from the start (at 0).
+var ClaimKinds = []string{"pool", "sweep", "scaleset"}
+
+var (
+	fencingRefusalsDesc = prometheus.NewDesc(namespace+"_fencing_refusals_total",
+		"Writes refused because another replica took over the claim they were made under, by claim kind.",
+		[]string{"claim_kind"}, nil)
+	leaseTakeoversDesc = prometheus.NewDesc(namespace+"_lease_takeovers_total",
+		"Claims this replica took over from a replica whose claim had expired, by kind.",
+		[]string{"kind"}, nil)
+)
+
+// claimCollector reads the store's claim counters when scraped.
+type claimCollector struct{ src ClaimCounts }
+
+// AddClaimCounts registers garrison_fencing_refusals_total and
+// garrison_lease_takeovers_total, read from src when scraped.
+func (m *Metrics) AddClaimCounts(src ClaimCounts) error {
+	return m.Registry.Register(claimCollector{src: src})
+}
+
+func (c claimCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- fencingRefusalsDesc
+	ch <- leaseTakeoversDesc
+}
+
+func (c claimCollector) Collect(ch chan<- prometheus.Metric) {
+	emitByKind(ch, fencingRefusalsDesc, c.src.FencingRefusals())
+	emitByKind(ch, leaseTakeoversDesc, c.src.ClaimTakeovers())
+}
+
+// emitByKind sends one counter per claim kind: the known kinds always, others when
+// counted.
+func emitByKind(ch chan<- prometheus.Metric, d *prometheus.Desc, counts map[string]uint64) {
+	kinds := slices.Clone(ClaimKinds)
+	for k := range counts {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, k := range kinds {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(counts[k]), k)
+	}
+}

@@ -1,0 +1,44 @@
+package metrics
+
+import "testing"
+
+// claimCounts is a ClaimCounts with fixed numbers.
+type claimCounts struct{ refused, taken map[string]uint64 }
+
+func (c claimCounts) FencingRefusals() map[string]uint64 { return c.refused }
+func (c claimCounts) ClaimTakeovers() map[string]uint64  { return c.taken }
+
+func TestClaimCounters(t *testing.T) {
+	cases := []struct {
+		name   string
+		counts claimCounts
+		want   []string
+	}{
+		{"nothing counted yet: every kind at 0", claimCounts{}, []string{
+			`garrison_fencing_refusals_total{claim_kind="pool"} 0`,
+			`garrison_fencing_refusals_total{claim_kind="sweep"} 0`,
+			`garrison_fencing_refusals_total{claim_kind="scaleset"} 0`,
+			`garrison_lease_takeovers_total{kind="pool"} 0`,
+		}},
+		{"counts by kind, an unknown kind too", claimCounts{
+			refused: map[string]uint64{"pool": 3, "scaleset": 1},
+			taken:   map[string]uint64{"pool": 2, "sweep": 5, "other": 1},
+		}, []string{
+			`garrison_fencing_refusals_total{claim_kind="pool"} 3`,
+			`garrison_fencing_refusals_total{claim_kind="scaleset"} 1`,
+			`garrison_fencing_refusals_total{claim_kind="sweep"} 0`,
+			`garrison_lease_takeovers_total{kind="pool"} 2`,
+			`garrison_lease_takeovers_total{kind="sweep"} 5`,
+			`garrison_lease_takeovers_total{kind="other"} 1`,
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New()
+			if err := m.AddClaimCounts(tc.counts); err != nil {
+				t.Fatal(err)
+			}
+			wantLines(t, scrape(t, m), tc.want...)
+		})
+	}
+}
