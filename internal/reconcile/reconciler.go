@@ -12,7 +12,6 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/reconcile/plan"
-	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 	"github.com/garrison-ci/garrison/provider"
 )
@@ -162,6 +161,8 @@ type Reconciler struct {
 	offline map[string]time.Time
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
+	// held: pool id -> until when this replica holds its lease, as of its last claim.
+	held map[string]time.Time
 }
 
 // resyncKey is the resync controller's one key.
@@ -178,6 +179,7 @@ func New(o Options) (*Reconciler, error) {
 		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
 		offline:      map[string]time.Time{},
 		groupIgnored: map[string]string{},
+		held:         map[string]time.Time{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),
 		listingMargin: defaultListingMargin,
@@ -244,18 +246,4 @@ func (r *Reconciler) resyncAll(ctx context.Context, _ string) (workqueue.Result,
 		return workqueue.Result{}, err
 	}
 	return workqueue.Result{RequeueAfter: r.o.ResyncInterval}, nil
-}
-
-// claim takes or renews this replica's lease on the pool (always held without Leases)
-// and returns ctx fenced by it: the store refuses the writes made with it once another
-// replica took the pool over (garrison.ErrFenced).
-func (r *Reconciler) claim(ctx context.Context, poolID string) (context.Context, bool, error) {
-	if r.o.Leases == nil {
-		return ctx, true, nil
-	}
-	f, held, err := r.o.Leases.Lease(ctx, store.PoolClaim(poolID), r.o.Holder, r.o.LeaseTTL)
-	if err != nil || !held {
-		return ctx, false, err
-	}
-	return store.WithFence(ctx, f), true, nil
 }
