@@ -279,6 +279,23 @@ type Leases interface {
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
+// Replicas keeps the replicas sharing the database and shows the claims they hold.
+type Replicas interface {
+	// Heartbeat records that the replica is alive now, creating its row on the first
+	// call; the store sets HeartbeatAt (and StartedAt when zero) and returns the row.
+	Heartbeat(ctx context.Context, r garrison.Replica) (garrison.Replica, error)
+	// ListReplicas lists the replicas by ID.
+	ListReplicas(ctx context.Context) ([]garrison.Replica, error)
+	// RemoveReplica removes a replica's row (a clean shutdown); nil if missing.
+	RemoveReplica(ctx context.Context, id string) error
+	// PruneReplicas removes the replicas whose last heartbeat is before t and returns
+	// how many it removed.
+	PruneReplicas(ctx context.Context, before time.Time) (int, error)
+	// ListClaims lists every claim, held or not: the leases and the scale sets' session
+	// claims, by kind and key.
+	ListClaims(ctx context.Context) ([]garrison.Claim, error)
+}
+
 // Proxies keeps proxies (rest-api-2 §6). Names are unique, case-insensitively; the
 // password is sealed.
 type Proxies interface {
@@ -362,6 +379,7 @@ type Store interface {
 	Instances
 	Jobs
 	Leases
+	Replicas
 	Proxies
 	Objects
 	// Ping checks the database is reachable.
