@@ -594,3 +594,29 @@ func TestReconcileSection(t *testing.T) {
 		}
 	}
 }
+
+func TestServerSection(t *testing.T) {
+	cfg, err := Parse([]byte("[server]\nreplica_id = \"garrison-a\"\nlease_ttl = \"15s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Server{ReplicaID: "garrison-a", LeaseTTL: 15 * time.Second}); cfg.Server != want {
+		t.Errorf("server = %+v, want %+v", cfg.Server, want)
+	}
+	if d := Default(t.TempDir()).Server; d != (Server{LeaseTTL: time.Minute}) {
+		t.Errorf("defaults = %+v", d)
+	}
+	for body, want := range map[string]string{
+		`replica_id = ""`:                                 "server.replica_id",
+		`replica_id = "has space"`:                        "server.replica_id",
+		`replica_id = "a,b"`:                              "server.replica_id",
+		`replica_id = "é"`:                                "server.replica_id",
+		`replica_id = "` + strings.Repeat("x", 101) + `"`: "server.replica_id",
+		`lease_ttl = "500ms"`:                             "server.lease_ttl",
+		`lease_ttl = "later"`:                             "server.lease_ttl",
+	} {
+		if _, err := Parse([]byte("[server]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want one naming %q", body, err, want)
+		}
+	}
+}

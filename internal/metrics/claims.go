@@ -45,16 +45,48 @@ func (c claimCollector) Collect(ch chan<- prometheus.Metric) {
 	emitByKind(ch, leaseTakeoversDesc, c.src.ClaimTakeovers())
 }
 
-// emitByKind sends one counter per claim kind: the known kinds always, others when
-// counted.
+// emitByKind sends one counter per claim kind.
 func emitByKind(ch chan<- prometheus.Metric, d *prometheus.Desc, counts map[string]uint64) {
+	for _, k := range kindsOf(counts) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(counts[k]), k)
+	}
+}
+
+var leasesHeldDesc = prometheus.NewDesc(namespace+"_leases_held",
+	"Claims this replica holds now, by kind (pool, sweep, scaleset).", []string{"kind"}, nil)
+
+// heldCollector asks for the claims this replica holds when scraped.
+type heldCollector struct{ held func() map[string]int }
+
+// AddLeasesHeld registers garrison_leases_held, read from held when scraped; held
+// returns nil when it cannot tell (the series are then left out of that scrape).
+func (m *Metrics) AddLeasesHeld(held func() map[string]int) error {
+	return m.Registry.Register(heldCollector{held: held})
+}
+
+func (c heldCollector) Describe(ch chan<- *prometheus.Desc) { ch <- leasesHeldDesc }
+
+func (c heldCollector) Collect(ch chan<- prometheus.Metric) {
+	held := c.held()
+	if held == nil {
+		return
+	}
+	counts := make(map[string]uint64, len(held))
+	for k, n := range held {
+		counts[k] = uint64(n)
+	}
+	for _, k := range kindsOf(counts) {
+		ch <- prometheus.MustNewConstMetric(leasesHeldDesc, prometheus.GaugeValue, float64(counts[k]), k)
+	}
+}
+
+// kindsOf returns the known claim kinds, always, then the others counted.
+func kindsOf(counts map[string]uint64) []string {
 	kinds := slices.Clone(ClaimKinds)
 	for k := range counts {
 		if !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
 	}
-	for _, k := range kinds {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(counts[k]), k)
-	}
+	return kinds
 }

@@ -1,6 +1,9 @@
 package metrics
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // claimCounts is a ClaimCounts with fixed numbers.
 type claimCounts struct{ refused, taken map[string]uint64 }
@@ -39,6 +42,33 @@ func TestClaimCounters(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantLines(t, scrape(t, m), tc.want...)
+		})
+	}
+}
+
+func TestLeasesHeld(t *testing.T) {
+	cases := []struct {
+		name   string
+		held   map[string]int
+		want   []string
+		absent string
+	}{
+		{"some held", map[string]int{"pool": 4, "scaleset": 1}, []string{
+			`garrison_leases_held{kind="pool"} 4`, `garrison_leases_held{kind="scaleset"} 1`, `garrison_leases_held{kind="sweep"} 0`,
+		}, ""},
+		{"cannot tell: no series", nil, nil, "garrison_leases_held{"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New()
+			if err := m.AddLeasesHeld(func() map[string]int { return tc.held }); err != nil {
+				t.Fatal(err)
+			}
+			body := scrape(t, m)
+			wantLines(t, body, tc.want...)
+			if tc.absent != "" && strings.Contains(body, tc.absent) {
+				t.Errorf("metrics output has %q", tc.absent)
+			}
 		})
 	}
 }

@@ -35,6 +35,7 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 		Proxy:          poolProxy(a.store),
 		Leases:         a.leases(),
 		Holder:         a.replicaID,
+		LeaseTTL:       a.cfg.Server.LeaseTTL,
 		Logger:         a.logger,
 		Policy: reconcile.Policy{
 			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,

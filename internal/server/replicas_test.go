@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // pgReplicaConfig is the config of a replica on a schema of the test PostgreSQL server
@@ -33,8 +34,14 @@ func TestReplicasAnnounceWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	wg.Go(func() { a.runNotifications(ctx) })
-	wg.Go(func() { b.runNotifications(ctx) })
+	for _, r := range []*Server{a, b} {
+		wg.Go(func() { r.runNotifications(ctx) })
+		wg.Go(func() { r.cluster.heartbeat(ctx) })
+	}
+	waitFor(t, "both replicas' heartbeats", func() bool {
+		reps, self, err := a.cluster.Replicas(t.Context())
+		return err == nil && self == a.replicaID && len(reps) == 2
+	})
 	waitFor(t, "b to hear a's work", func() bool {
 		a.notifyPools("pool-of-a")
 		return b.bus.Stats().Received > 0
@@ -50,6 +57,11 @@ func TestReplicasAnnounceWork(t *testing.T) {
 	if ch := notifyChannel(ctrl.ID); !strings.HasPrefix(ch, "garrison_") || len(ch) > 63 || strings.Contains(ch, "-") {
 		t.Errorf("channel %q is not a plain PostgreSQL identifier", ch)
 	}
+	cancel()
+	wg.Wait()
+	if reps, err := a.store.ListReplicas(t.Context()); err != nil || len(reps) != 0 {
+		t.Errorf("after both stopped: replicas %+v, %v", reps, err)
+	}
 }
 
 // TestSQLiteHasNoReplicaBus: a SQLite server is the only replica: no notifications.
@@ -59,4 +71,41 @@ func TestSQLiteHasNoReplicaBus(t *testing.T) {
 		t.Fatal("a SQLite server runs a replica notification bus")
 	}
 	a.notifyPools("p1") // only the local reconciler: never blocks, never fails
+}
+
+// replicaProbes: [server] names the replica in its claims and sets their lifetime.
+func replicaProbes() map[string]keyProbe {
+	type replica struct {
+		id, holder, owner string
+		ttl               time.Duration
+	}
+	observe := func(t *testing.T, body string) replica {
+		a, _ := probeApp(t, body)
+		o := a.reconcileOptions(nil)
+		ctrl, err := a.store.Controller(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps, self, err := a.cluster.Replicas(t.Context())
+		if err != nil || len(reps) != 1 || reps[0].ID != self {
+			t.Fatalf("replicas %+v, self %q: %v", reps, self, err)
+		}
+		return replica{id: self, holder: o.Holder, owner: scaleSetOwner(ctrl.ID, self), ttl: o.LeaseTTL}
+	}
+	return map[string]keyProbe{
+		"server.replica_id": func(t *testing.T) {
+			with := observe(t, "[server]\nreplica_id = \"probe-replica\"\n")
+			if with.id != "probe-replica" || with.holder != "probe-replica" || !strings.HasSuffix(with.owner, "-probe-replica") {
+				t.Errorf("with replica_id: %+v", with)
+			}
+			differs(t, "the replica id", observe(t, "").id, with.id)
+		},
+		"server.lease_ttl": func(t *testing.T) {
+			with := observe(t, "[server]\nlease_ttl = \"17s\"\n")
+			if with.ttl != 17*time.Second {
+				t.Errorf("with lease_ttl: %v", with.ttl)
+			}
+			differs(t, "the lease time", observe(t, "").ttl, with.ttl)
+		},
+	}
 }

@@ -50,6 +50,7 @@ type Server struct {
 	api       *httpapi.Server // for the event renderer and closing websocket sessions
 	events    *events.Hub     // store changes for /api/v1/ws/events
 	replicaID string          // this process among the replicas sharing the database
+	cluster   *cluster        // the replicas and their claims; this one's heartbeat
 	bus       *pgnotify.Bus   // notifications between replicas (PostgreSQL); nil: none
 }
 
@@ -65,7 +66,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	// Every write passes through the metrics, which observe queue times as jobs change
 	// stage, and then publishes its change to the event streams.
 	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(m.ObserveJobs(st), hub), backend: st, events: hub,
-		metrics: m, managers: newPoolManagers(), replicaID: newReplicaID()}
+		metrics: m, managers: newPoolManagers(), replicaID: cfg.Server.ReplicaID}
+	if a.replicaID == "" {
+		a.replicaID = newReplicaID()
+	}
+	a.cluster = newCluster(a)
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -203,6 +208,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Webhooks:                webhooks,
 		Instances:               instances,
 		PoolManagers:            a.managers,
+		Cluster:                 a.cluster,
 		RotateOutdated:          a.pools.RotateOutdated,
 		Notify:                  a.notifyPools,
 		ScaleSetForge:           a.actions,
@@ -266,6 +272,8 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	wg.Go(func() { a.events.Run(bg, a.api.RenderChange, httpapi.ChangeFallback, a.logger) })
 	wg.Go(func() { a.runNotifications(bg) })
+	a.cluster.listening(ln.Addr())
+	wg.Go(func() { a.cluster.heartbeat(bg) })
 	a.managers.running.Store(true)
 	wg.Go(func() {
 		defer a.managers.running.Store(false)
