@@ -23,8 +23,10 @@ func (c storeCluster) Replicas(context.Context) ([]garrison.Replica, string, err
 	return c.replicas, c.self, nil
 }
 
-func (c storeCluster) Claims(ctx context.Context) ([]garrison.Claim, error) { return c.st.ListClaims(ctx) }
-func (c storeCluster) LeaseTTL() time.Duration                              { return time.Minute }
+func (c storeCluster) Claims(ctx context.Context) ([]garrison.Claim, error) {
+	return c.st.ListClaims(ctx)
+}
+func (c storeCluster) LeaseTTL() time.Duration { return time.Minute }
 
 // TestReplicasAndClaimsRoutes: GET /replicas lists the replicas with the one answering
 // marked and the silent ones not alive; GET /claims lists who holds what, with tokens.
