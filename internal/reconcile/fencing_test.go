@@ -80,3 +80,29 @@ func TestPausedReplicaCannotRecordItsCreate(t *testing.T) {
 		t.Fatalf("provider has %v, want only %s", names, ins[0].Name)
 	}
 }
+
+// TestStoppingReplicaReleasesItsPools: when the reconciler stops, the pool leases it
+// holds are given up, so another replica takes the pools at once (with a newer token).
+func TestStoppingReplicaReleasesItsPools(t *testing.T) {
+	h := newHarness(t)
+	p := h.pool(1, 2, "")
+	a := h.leasedReconciler(h.prov, "replica-a", time.Hour)
+	h.settle(a, p.ID)
+	if a.HeldPools() != 1 {
+		t.Fatalf("replica a holds %d pools, want 1", a.HeldPools())
+	}
+	before, _, err := h.store.Lease(t.Context(), store.PoolClaim(p.ID), "replica-a", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_ = a.Run(ctx) // stopped before it began: its first read fails
+	if a.HeldPools() != 0 {
+		t.Fatal("replica a still holds pools after it stopped")
+	}
+	f, held, err := h.store.Lease(t.Context(), store.PoolClaim(p.ID), "replica-b", time.Hour)
+	if err != nil || !held || f.Token <= before.Token {
+		t.Fatalf("replica b's claim after a stopped: held %v, token %d after %d, %v", held, f.Token, before.Token, err)
+	}
+}
