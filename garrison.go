@@ -57,6 +57,10 @@ var (
 	ErrUnauthorized  = &Error{Code: EUnauthorized}
 	ErrUnprocessable = &Error{Code: EUnprocessable}
 	ErrUnavailable   = &Error{Code: EUnavailable}
+	// ErrFenced refuses a write made under a claim (a pool's, a sweep's, a scale set's
+	// session) whose fencing token is older than the claim's: another replica took the
+	// claim over since. It is a conflict, so errors.Is(err, ErrConflict) holds too.
+	ErrFenced = &Error{Code: EConflict, Message: "fenced: the claim was taken over by another replica"}
 )
 
 // Errorf returns an *Error with the given code and a formatted message.

@@ -67,6 +67,8 @@ type ScaleSetSession struct {
 	Owner     string
 	SessionID string
 	ExpiresAt time.Time
+	// Token is the claim's fencing token: it grows each time another owner claims it.
+	Token int64
 }
 
 // HeldByOther reports whether someone other than owner holds an unexpired claim at now.

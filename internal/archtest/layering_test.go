@@ -64,6 +64,7 @@ func isStd(path string) bool {
 var adapters = []string{
 	"internal/store/sqlite",
 	"internal/store/postgres",
+	"internal/pgnotify",
 	"internal/forge/github",
 	"internal/forge/gitea",
 	"internal/forge/scaleset",

@@ -103,6 +103,8 @@ func Commands(opts Options) []*cobra.Command {
 		a.eventsCmd(),
 		a.logsCmd(),
 		a.topCmd(),
+		a.replicaCmd(),
+		a.claimCmd(),
 	}
 	for _, c := range cmds {
 		c.PersistentFlags().String("profile", "", "profile to use (default: the active profile)")

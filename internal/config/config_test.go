@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -593,6 +594,49 @@ func TestReconcileSection(t *testing.T) {
 		"retry_backoff = \"1m\"\nmax_retry_backoff = \"10s\"": "must not be below reconcile.retry_backoff",
 	} {
 		if _, err := Parse([]byte("[reconcile]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want one naming %q", body, err, want)
+		}
+	}
+}
+
+func TestServerSection(t *testing.T) {
+	cfg, err := Parse([]byte("[server]\nreplica_id = \"garrison-a\"\nlease_ttl = \"15s\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Server{ReplicaID: "garrison-a", LeaseTTL: 15 * time.Second}); cfg.Server != want {
+		t.Errorf("server = %+v, want %+v", cfg.Server, want)
+	}
+	if d := Default(t.TempDir()).Server; d != (Server{LeaseTTL: time.Minute}) {
+		t.Errorf("defaults = %+v", d)
+	}
+	for _, tc := range []struct {
+		body string
+		warn bool
+	}{
+		{`[server]` + "\n" + `lease_ttl = "15s"`, true},
+		{`[server]` + "\n" + `lease_ttl = "15s"` + "\n[database]\n" + `backend = "postgresql"` + "\n[database.postgresql]\n" + `dsn = "postgres://db/x"`, false},
+		{`[server]` + "\n" + `replica_id = "a"`, false},
+	} {
+		c, err := Parse([]byte(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "server.lease_ttl") })
+		if warned != tc.warn {
+			t.Errorf("%q: warned %v, want %v (%q)", tc.body, warned, tc.warn, c.Warnings)
+		}
+	}
+	for body, want := range map[string]string{
+		`replica_id = ""`:                                 "server.replica_id",
+		`replica_id = "has space"`:                        "server.replica_id",
+		`replica_id = "a,b"`:                              "server.replica_id",
+		`replica_id = "é"`:                                "server.replica_id",
+		`replica_id = "` + strings.Repeat("x", 101) + `"`: "server.replica_id",
+		`lease_ttl = "500ms"`:                             "server.lease_ttl",
+		`lease_ttl = "later"`:                             "server.lease_ttl",
+	} {
+		if _, err := Parse([]byte("[server]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want one naming %q", body, err, want)
 		}
 	}

@@ -29,6 +29,7 @@ func Default(dataDir string) *Config {
 		JWTAuth:   JWTAuth{TimeToLive: MinJWTTTL},
 		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort, WebUI: true},
 		Reconcile: defaultReconcile(),
+		Server:    defaultServer(),
 		Database: Database{
 			Backend: BackendSQLite,
 			SQLite:  SQLite{BusyTimeout: DefaultBusyTimeout},

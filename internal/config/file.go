@@ -14,6 +14,7 @@ type fileConfig struct {
 	Database  fileDatabase   `toml:"database"`
 	Providers []fileProvider `toml:"provider"`
 	Reconcile fileReconcile  `toml:"reconcile"`
+	Server    fileServer     `toml:"server"`
 }
 
 // fileDefault is [default].

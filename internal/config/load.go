@@ -66,6 +66,7 @@ func resolve(raw *fileConfig, errs, warns *problems) *Config {
 		Database:  resolveDatabase(&raw.Database, errs),
 		Providers: resolveProviders(raw.Providers, errs, warns),
 		Reconcile: resolveReconcile(&raw.Reconcile, errs),
+		Server:    resolveServer(&raw.Server, errs),
 	}
 	warnWithoutEffect(cfg, warns)
 	return cfg
@@ -79,6 +80,9 @@ func warnWithoutEffect(c *Config, warns *problems) {
 	}
 	if c.APIServer.TLS.CACertificate != "" {
 		warns.field("apiserver.tls.ca_certificate", "is ignored: garrison does not request client certificates")
+	}
+	if c.Server.LeaseTTL != DefaultLeaseTTL && c.Database.Backend != BackendPostgres {
+		warns.field("server.lease_ttl", "has no effect with SQLite: only replicas sharing a PostgreSQL database take claims")
 	}
 }
 

@@ -107,6 +107,16 @@ type PoolManagers interface {
 	PoolHealth(p garrison.Pool) (state, reason string)
 }
 
+// Cluster shows the replicas sharing the database and the claims they hold (GET
+// /replicas and /claims).
+type Cluster interface {
+	// Replicas lists the replicas; self names the one answering.
+	Replicas(ctx context.Context) (replicas []garrison.Replica, self string, err error)
+	Claims(ctx context.Context) ([]garrison.Claim, error)
+	// LeaseTTL is how long claims last: a replica silent for longer is not alive.
+	LeaseTTL() time.Duration
+}
+
 // RateLimits reports the last observed forge rate limit of GitHub credentials, without
 // blocking.
 type RateLimits interface {
@@ -161,6 +171,8 @@ type Options struct {
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers
+	// Cluster serves GET /replicas and /claims (nil: 404).
+	Cluster Cluster
 	// ScaleSetForge makes the scale-set routes' forge calls (nil: none; a new scale set
 	// is then only stored, in state pending_create, for its listener to create).
 	ScaleSetForge ScaleSetForge

@@ -62,6 +62,10 @@ func (s *Server) registerAPI() {
 	s.route(m, "DELETE "+p+"/instances/{name}", s.handleDeleteInstance)
 
 	s.registerTemplates(m)
+	if s.opts.Cluster != nil {
+		s.route(m, "GET "+p+"/replicas", s.handleListReplicas)
+		s.route(m, "GET "+p+"/claims", s.handleListClaims)
+	}
 	s.registerAgentRoutes()
 	s.registerStreams()
 	m.HandleFunc("/", notFoundHandler)

@@ -204,6 +204,13 @@ func (r *Reconciler) finishCreate(ctx context.Context, env *poolEnv, in garrison
 func (r *Reconciler) created(ctx context.Context, env *poolEnv, in garrison.Instance, pi provider.ProviderInstance) bool {
 	out, err := r.transition(ctx, env, in.Name, creating, garrison.InstanceRunning, garrison.LevelInfo,
 		"instance created by the provider", func(i *garrison.Instance) { applyProviderInstance(i, pi) })
+	if errors.Is(err, garrison.ErrFenced) {
+		// This replica paused past its claim: the pool's new holder resolves the instance
+		// from the provider (it is creating in the store).
+		r.log.Warn("reconcile: the pool was taken over; the created instance is left to its new holder",
+			env.attrs(slog.String("instance", in.Name))...)
+		return false
+	}
 	if errors.Is(err, garrison.ErrConflict) {
 		// O-8: the provider id belongs to another instance; never delete that one.
 		r.storeFailure(ctx, env, in, creating, []byte("provider id "+pi.ProviderID+" is already used by another instance"), nil)

@@ -45,7 +45,8 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	if held, err := r.claim(ctx, env.pool.ID); err != nil || !held {
+	ctx, held, err := r.claim(ctx, env.pool.ID)
+	if err != nil || !held {
 		return workqueue.Result{}, err // another replica's pool: its reconciles hand the instance out there
 	}
 	env.waiter = r.instanceWaiter(name)

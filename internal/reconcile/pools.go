@@ -32,7 +32,8 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	if held, err := r.claim(ctx, poolID); err != nil || !held {
+	ctx, held, err := r.claim(ctx, poolID)
+	if err != nil || !held {
 		if err == nil {
 			r.passes.done(poolID, stepPlanned, stepRepaired) // another replica's
 		}

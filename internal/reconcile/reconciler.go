@@ -164,6 +164,8 @@ type Reconciler struct {
 	busy map[string]busyWait
 	// groupIgnored: pool id -> the runner group whose ignoring was logged (runnerGroup).
 	groupIgnored map[string]string
+	// held: pool id -> until when this replica holds its lease, as of its last claim.
+	held map[string]time.Time
 }
 
 // resyncKey is the resync controller's one key.
@@ -180,6 +182,7 @@ func New(o Options) (*Reconciler, error) {
 		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
 		offline: map[string]time.Time{}, busy: map[string]busyWait{},
 		groupIgnored: map[string]string{},
+		held:         map[string]time.Time{},
 		jobs:         newJobCache(o.Store, o.Now, o.ResyncInterval), passes: newFirstPass(o.Logger),
 		budgets:       newBudgets(o.ProviderConcurrency, o.CredentialConcurrency),
 		listingMargin: defaultListingMargin,
@@ -222,8 +225,10 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 }
 
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
-// Notify and every ResyncInterval. It returns after the running steps have stopped.
+// Notify and every ResyncInterval. It returns after the running steps have stopped, and
+// gives up the pool leases it held (see releaseHeld).
 func (r *Reconciler) Run(ctx context.Context) error {
+	defer r.releaseHeld(context.WithoutCancel(ctx))
 	began := time.Now() // the first pass begins with reading the store
 	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err
@@ -246,12 +251,4 @@ func (r *Reconciler) resyncAll(ctx context.Context, _ string) (workqueue.Result,
 		return workqueue.Result{}, err
 	}
 	return workqueue.Result{RequeueAfter: r.o.ResyncInterval}, nil
-}
-
-// claim takes or renews this replica's lease on the pool (always held without Leases).
-func (r *Reconciler) claim(ctx context.Context, poolID string) (bool, error) {
-	if r.o.Leases == nil {
-		return true, nil
-	}
-	return r.o.Leases.Lease(ctx, "pool/"+poolID, r.o.Holder, r.o.LeaseTTL)
 }

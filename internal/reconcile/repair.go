@@ -36,7 +36,8 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	if held, err := r.claim(ctx, poolID); err != nil || !held {
+	ctx, held, err := r.claim(ctx, poolID)
+	if err != nil || !held {
 		if err == nil {
 			r.passes.done(poolID, stepRepaired) // another replica's
 		}

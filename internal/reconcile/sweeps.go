@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
@@ -37,10 +38,11 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 		return workqueue.Result{}, fmt.Errorf("reconcile: read entity %s to sweep: %w", id, err)
 	}
 	if r.o.Leases != nil {
-		held, err := r.o.Leases.Lease(ctx, "sweep/"+id, r.o.Holder, r.o.SweepInterval)
+		f, held, err := r.o.Leases.Lease(ctx, store.SweepClaim(id), r.o.Holder, r.o.SweepInterval)
 		if err != nil || !held {
 			return next, err
 		}
+		ctx = store.WithFence(ctx, f) // the sweep's ledger writes
 	}
 	bid, name := credentialsBudget(e)
 	release, ok := r.budgets.take(bid, name, 0, r.sweepWaiter(id))

@@ -114,7 +114,7 @@ func TestSweepsTakeALease(t *testing.T) {
 	h := newHarness(t)
 	other := must(h.store.CreateEntity(t.Context(), garrison.Entity{Type: garrison.Organization, Name: "acme",
 		CredentialsID: h.entity.CredentialsID}))(t)
-	if held, err := h.store.Lease(t.Context(), "sweep/"+other.ID, "replica-b", time.Hour); err != nil || !held {
+	if _, held, err := h.store.Lease(t.Context(), "sweep/"+other.ID, "replica-b", time.Hour); err != nil || !held {
 		t.Fatalf("replica b's lease: %v %v", held, err)
 	}
 	log := &sweepLog{counts: map[string]int{}}

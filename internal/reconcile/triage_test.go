@@ -151,7 +151,7 @@ func TestTriageWithLeases(t *testing.T) {
 	h := newHarness(t)
 	pools := settledPools(h)
 	ctx := t.Context()
-	if held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
+	if _, held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
 		t.Fatalf("replica b's lease: %v %v", held, err)
 	}
 	lister := &countingLister{Provider: h.prov}
@@ -170,7 +170,7 @@ func TestTriageWithLeases(t *testing.T) {
 	if n := lister.lists.Load(); n != 1 {
 		t.Errorf("%d repairs, want 1 (pool 0; pool 1 is replica b's)", n)
 	}
-	if held, _ := h.store.Lease(ctx, "pool/"+pools[0].ID, "replica-b", time.Minute); held {
+	if _, held, _ := h.store.Lease(ctx, "pool/"+pools[0].ID, "replica-b", time.Minute); held {
 		t.Error("replica a repaired pool 0 without holding its lease")
 	}
 	res, err := r.reconcile(ctx, pools[0].ID)
@@ -180,5 +180,39 @@ func TestTriageWithLeases(t *testing.T) {
 	h.drain(r)
 	if res.RequeueAfter > 0 && res.RequeueAfter < time.Minute {
 		t.Errorf("an idle pool asks to be reconciled again after %s", res.RequeueAfter)
+	}
+}
+
+// TestNotifyHeldEnqueuesOnlyHeldPools: work another replica announces is enqueued for the
+// pools this replica holds, not for those another replica holds or nobody claimed yet.
+func TestNotifyHeldEnqueuesOnlyHeldPools(t *testing.T) {
+	h := newHarness(t)
+	pools := settledPools(h)
+	ctx := t.Context()
+	if _, held, err := h.store.Lease(ctx, "pool/"+pools[1].ID, "replica-b", time.Minute); err != nil || !held {
+		t.Fatalf("replica b's lease: %v %v", held, err)
+	}
+	r, err := New(Options{Store: h.store, Providers: ProviderMap{"sim": {Provider: h.prov}}, Forges: oneForge{h.forge},
+		Tokens: h.tokens, InjectTemplate: injectTemplate, Now: h.clock, Leases: h.store, Holder: "replica-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pools[:2] {
+		if _, err := r.reconcile(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.drain(r)
+	if n := r.HeldPools(); n != 1 {
+		t.Fatalf("holds %d pools, want 1", n)
+	}
+	r.NotifyHeld(pools[0].ID, pools[1].ID, "never-claimed")
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{{pools[0].ID, true}, {pools[1].ID, false}, {"never-claimed", false}} {
+		if got := r.pools.Has(c.id); got != c.want {
+			t.Errorf("pool %s queued %v, want %v", c.id, got, c.want)
+		}
 	}
 }

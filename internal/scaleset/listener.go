@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
@@ -60,6 +61,8 @@ func (c *Controller) step(ctx context.Context, key string, inline bool) (workque
 		c.forget(id) // another replica holds it (again): ours, if any, is no longer used
 		return workqueue.Result{RequeueAfter: c.o.ClaimTTL / 2}, nil
 	}
+	// The step's writes are fenced by the claim: refused once another replica took it over.
+	ctx = store.WithFence(ctx, store.Fence{Claim: store.ScaleSetClaim(id), Token: prev.Token})
 	if ss, err = c.checkScaleSet(ctx, ss, e); err != nil {
 		return workqueue.Result{}, err
 	}
@@ -102,14 +105,18 @@ func (c *Controller) claim(ctx context.Context, id uint) (garrison.ScaleSetSessi
 	c.mu.Lock()
 	os := c.sessions[id]
 	fresh := os != nil && now.Before(os.renewedAt.Add(c.o.ClaimTTL/2))
+	var token int64
+	if fresh {
+		token = os.token
+	}
 	c.mu.Unlock()
 	if fresh {
-		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.current().ID}, true, nil
+		return garrison.ScaleSetSession{Owner: c.o.Owner, SessionID: os.current().ID, Token: token}, true, nil
 	}
 	prev, got, err := c.o.Store.ClaimScaleSetSession(ctx, id, c.o.Owner, c.o.ClaimTTL)
 	if got && os != nil {
 		c.mu.Lock()
-		os.renewedAt = now
+		os.renewedAt, os.token = now, prev.Token
 		c.mu.Unlock()
 	}
 	return prev, got, err
@@ -136,7 +143,7 @@ func (c *Controller) ensureSession(ctx context.Context, ss garrison.ScaleSet, pr
 	if err != nil {
 		return nil, err
 	}
-	os = newOpenSession(svc, ss.ScaleSetID, s, c.o.Now())
+	os = newOpenSession(svc, ss.ScaleSetID, s, c.o.Now(), prev.Token)
 	if err := c.o.Store.SetScaleSetSessionID(ctx, ss.ID, c.o.Owner, s.ID); err != nil {
 		c.deleteForgeSession(ctx, os)
 		return nil, err

@@ -16,6 +16,7 @@ type openSession struct {
 	svc       Service
 	forgeID   int
 	renewedAt time.Time // when the claim was last written (guarded by Controller.mu)
+	token     int64     // the claim's fencing token (guarded by Controller.mu)
 
 	mu      sync.Mutex
 	session Session   // with the current queue token
@@ -23,8 +24,8 @@ type openSession struct {
 	poll    pollState
 }
 
-func newOpenSession(svc Service, forgeID int, s Session, now time.Time) *openSession {
-	return &openSession{svc: svc, forgeID: forgeID, renewedAt: now, session: s, tokenAt: now}
+func newOpenSession(svc Service, forgeID int, s Session, now time.Time, token int64) *openSession {
+	return &openSession{svc: svc, forgeID: forgeID, renewedAt: now, session: s, tokenAt: now, token: token}
 }
 
 func (os *openSession) current() Session {

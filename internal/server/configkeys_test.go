@@ -29,7 +29,7 @@ func allProbes(t *testing.T) map[string]keyProbe {
 	all := map[string]keyProbe{}
 	for _, ps := range []map[string]keyProbe{
 		defaultProbes(), loggingProbes(), metricsAndJWTProbes(), apiServerProbes(),
-		databaseProbes(), postgresProbes(), providerProbes(), reconcileProbes(), ignoredProbes(),
+		databaseProbes(), postgresProbes(), providerProbes(), reconcileProbes(), ignoredProbes(), replicaProbes(),
 	} {
 		for k, p := range ps {
 			if _, dup := all[k]; dup {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/auth"
@@ -35,7 +34,8 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 		InjectTemplate: injectTemplate,
 		Proxy:          poolProxy(a.store),
 		Leases:         a.leases(),
-		Holder:         leaseHolder(a.cfg.APIServer.Addr()),
+		Holder:         a.replicaID,
+		LeaseTTL:       a.cfg.Server.LeaseTTL,
 		Logger:         a.logger,
 		Policy: reconcile.Policy{
 			MaxCreateAttempts: a.cfg.Reconcile.MaxCreateAttempts,
@@ -68,17 +68,6 @@ func (a *Server) leases() reconcile.Leases {
 		return nil
 	}
 	return a.store
-}
-
-// leaseHolder names this replica in pool leases. The name is stable across restarts of
-// the same server (host name and listen address), so a restarted server takes its own
-// leases back at once instead of waiting for them to expire.
-func leaseHolder(listen string) string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
-	}
-	return host + "/" + listen
 }
 
 // injectTemplate adds garrison's bootstrap wrapper to a pool's extra specs.

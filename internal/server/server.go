@@ -22,6 +22,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/intake"
 	"github.com/garrison-ci/garrison/internal/logstream"
 	"github.com/garrison-ci/garrison/internal/metrics"
+	"github.com/garrison-ci/garrison/internal/pgnotify"
 	"github.com/garrison-ci/garrison/internal/reconcile"
 	"github.com/garrison-ci/garrison/internal/scaleset"
 	"github.com/garrison-ci/garrison/internal/scaleset/actions"
@@ -48,6 +49,9 @@ type Server struct {
 	handler   http.Handler
 	api       *httpapi.Server // for the event renderer and closing websocket sessions
 	events    *events.Hub     // store changes for /api/v1/ws/events
+	replicaID string          // this process among the replicas sharing the database
+	cluster   *cluster        // the replicas and their claims; this one's heartbeat
+	bus       *pgnotify.Bus   // notifications between replicas (PostgreSQL); nil: none
 }
 
 // New opens the store and wires every part of the server together. The server does
@@ -62,7 +66,11 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	// Every write passes through the metrics, which observe queue times as jobs change
 	// stage, and then publishes its change to the event streams.
 	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(m.ObserveJobs(st), hub), backend: st, events: hub,
-		metrics: m, managers: newPoolManagers()}
+		metrics: m, managers: newPoolManagers(), replicaID: cfg.Server.ReplicaID}
+	if a.replicaID == "" {
+		a.replicaID = newReplicaID()
+	}
+	a.cluster = newCluster(a)
 	if err := a.wire(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -87,6 +95,9 @@ func (a *Server) wire(ctx context.Context) error {
 	if err := a.addMetricsSnapshot(); err != nil {
 		return err
 	}
+	if err := a.addClaimMetrics(); err != nil {
+		return err
+	}
 	a.forges = forges.New(forges.Options{
 		Store:        a.store,
 		Logger:       a.logger,
@@ -103,6 +114,9 @@ func (a *Server) wire(ctx context.Context) error {
 		return err
 	}
 	a.wireScaleSets(ctrl)
+	if err := a.wireNotifications(ctrl); err != nil {
+		return err
+	}
 	a.sweeper, err = sweep.New(a.sweepOptions())
 	if err != nil {
 		return err
@@ -195,10 +209,11 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		Webhooks:                webhooks,
 		Instances:               instances,
 		PoolManagers:            a.managers,
+		Cluster:                 a.cluster,
 		RotateOutdated:          a.pools.RotateOutdated,
 		Notify:                  a.notifyPools,
 		ScaleSetForge:           a.actions,
-		NotifyScaleSet:          func(id uint) { a.scaleSets.Notify(id) },
+		NotifyScaleSet:          a.notifyScaleSet,
 		Events:                  a.events,
 		Logs:                    logstream.FromLogger(a.logger),
 	}
@@ -213,9 +228,6 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	}
 	return opts
 }
-
-// notifyPools enqueues pool keys for reconciliation; it never blocks.
-func (a *Server) notifyPools(poolIDs ...string) { a.pools.Notify(poolIDs...) }
 
 // controllerID returns this controller's id.
 func (a *Server) controllerID(ctx context.Context) (string, error) {
@@ -260,6 +272,9 @@ func (a *Server) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() { p.introspect(bg, a.logger) })
 	}
 	wg.Go(func() { a.events.Run(bg, a.api.RenderChange, httpapi.ChangeFallback, a.logger) })
+	wg.Go(func() { a.runNotifications(bg) })
+	a.cluster.listening(ln.Addr())
+	wg.Go(func() { a.cluster.heartbeat(bg) })
 	a.managers.running.Store(true)
 	wg.Go(func() {
 		defer a.managers.running.Store(false)

@@ -5,7 +5,9 @@
 // Errors are *garrison.Error values told apart with errors.Is:
 //   - garrison.ErrNotFound: the named row does not exist;
 //   - garrison.ErrConflict: a unique name is taken, or a create-once row exists already;
-//   - garrison.ErrInvalid: a referential rule forbids the change (a row still in use).
+//   - garrison.ErrInvalid: a referential rule forbids the change (a row still in use);
+//   - garrison.ErrFenced: a write under a claim (a context with a Fence) whose claim
+//     another replica took over since (see Fence).
 //
 // Update methods take a callback that runs inside the backend's transaction with the row
 // read under a write lock: read-modify-write is atomic, across replicas on PostgreSQL too.
@@ -193,8 +195,10 @@ type ScaleSets interface {
 	// ClaimScaleSetSession acquires or renews the scale set's session claim for owner
 	// until ttl from now and reports whether owner has it, with the claim as it was
 	// before (whose SessionID, after a takeover, names the dead holder's forge session).
-	// An expired claim of another owner is taken over. ErrNotFound if the scale set does
-	// not exist.
+	// An expired claim of another owner is taken over. The returned Token is the
+	// exception: it is the claim's fencing token after the call, larger after a takeover
+	// (or a claim of a released session); the owner's writes under the claim carry it as
+	// a Fence on ScaleSetClaim(id). ErrNotFound if the scale set does not exist.
 	ClaimScaleSetSession(ctx context.Context, id uint, owner string, ttl time.Duration) (garrison.ScaleSetSession, bool, error)
 	// SetScaleSetSessionID records the forge session the claim's owner opened ("" once
 	// closed); ErrConflict if owner does not hold the claim.
@@ -265,13 +269,34 @@ type Jobs interface {
 
 // Leases claim work that must happen once across replicas sharing one database: a pool's
 // reconcile, an entity's sweep. A lease is held by one holder until it expires; its holder
-// renews it by calling Lease again before then.
+// renews it by calling Lease again before then. Each lease carries a fencing token (see
+// Fence): writes made under it carry the token (WithFence) and are refused once another
+// holder took the lease over.
 type Leases interface {
 	// Lease acquires or renews the named lease for holder until ttl from now, and reports
-	// whether holder has it. An expired lease of another holder is taken over.
-	Lease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
-	// ReleaseLease gives the lease up early if holder has it.
+	// whether holder has it, with its fence. An expired lease of another holder is taken
+	// over with a larger token; a renewal keeps the token.
+	Lease(ctx context.Context, name, holder string, ttl time.Duration) (Fence, bool, error)
+	// ReleaseLease gives the lease up early if holder has it. The lease keeps its token,
+	// so the next holder's is larger.
 	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// Replicas keeps the replicas sharing the database and shows the claims they hold.
+type Replicas interface {
+	// Heartbeat records that the replica is alive now, creating its row on the first
+	// call; the store sets HeartbeatAt (and StartedAt when zero) and returns the row.
+	Heartbeat(ctx context.Context, r garrison.Replica) (garrison.Replica, error)
+	// ListReplicas lists the replicas by ID.
+	ListReplicas(ctx context.Context) ([]garrison.Replica, error)
+	// RemoveReplica removes a replica's row (a clean shutdown); nil if missing.
+	RemoveReplica(ctx context.Context, id string) error
+	// PruneReplicas removes the replicas whose last heartbeat is before t and returns
+	// how many it removed.
+	PruneReplicas(ctx context.Context, before time.Time) (int, error)
+	// ListClaims lists every claim, held or not: the leases and the scale sets' session
+	// claims, by kind and key.
+	ListClaims(ctx context.Context) ([]garrison.Claim, error)
 }
 
 // Proxies keeps proxies (rest-api-2 §6). Names are unique, case-insensitively; the
@@ -357,6 +382,7 @@ type Store interface {
 	Instances
 	Jobs
 	Leases
+	Replicas
 	Proxies
 	Objects
 	// Ping checks the database is reachable.

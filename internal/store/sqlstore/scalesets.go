@@ -17,7 +17,7 @@ const scaleSetSelect = `SELECT ss.id, ss.entity_id, e.type, ss.scale_set_id, ss.
 	ss.state, ss.extended_state, ss.runner_prefix, ss.provider_name, ss.image, ss.flavor, ss.os_type,
 	ss.os_arch, ss.max_runners, ss.min_idle_runners, ss.enabled, ss.desired_runner_count, ss.enable_shell,
 	ss.generation, ss.runner_bootstrap_timeout, ss.extra_specs, ss.runner_group, ss.template_id,
-	ss.proxy_id, ss.last_message_id, ss.session_owner, ss.session_id, ss.session_expires_at,
+	ss.proxy_id, ss.last_message_id, ss.session_owner, ss.session_id, ss.session_expires_at, ss.session_token,
 	ss.created_at, ss.updated_at FROM scale_sets ss JOIN entities e ON e.id = ss.entity_id`
 
 func scanScaleSet(sc interface{ Scan(...any) error }) (garrison.ScaleSet, error) {
@@ -26,7 +26,7 @@ func scanScaleSet(sc interface{ Scan(...any) error }) (garrison.ScaleSet, error)
 		&s.ExtendedState, &s.RunnerPrefix, &s.ProviderName, &s.Image, &s.Flavor, &s.OSType, &s.OSArch,
 		&s.MaxRunners, &s.MinIdleRunners, &s.Enabled, &s.DesiredRunnerCount, &s.EnableShell, &s.Generation,
 		&s.RunnerBootstrapTimeout, rawJSON{&s.ExtraSpecs}, &s.RunnerGroup, &s.TemplateID, &s.ProxyID,
-		&s.LastMessageID, &s.Session.Owner, &s.Session.SessionID, utc(&s.Session.ExpiresAt),
+		&s.LastMessageID, &s.Session.Owner, &s.Session.SessionID, utc(&s.Session.ExpiresAt), &s.Session.Token,
 		utc(&s.CreatedAt), utc(&s.UpdatedAt))
 	return s, err
 }
@@ -221,22 +221,37 @@ func (s *Store) ClaimScaleSetSession(ctx context.Context, id uint, owner string,
 	if strings.TrimSpace(owner) == "" {
 		return prev, false, invalid("missing session owner")
 	}
+	ctx = store.WithoutFence(ctx) // taking a claim is never fenced
 	err := s.write(ctx, func(c conn) error {
 		t := now()
-		err := c.row(ctx, c.forUpdate(`SELECT session_owner, session_id, session_expires_at FROM scale_sets WHERE id = ?`),
-			int64(id)).Scan(&prev.Owner, &prev.SessionID, utc(&prev.ExpiresAt))
+		got = false
+		err := c.row(ctx, c.forUpdate(`SELECT session_owner, session_id, session_expires_at, session_token FROM scale_sets WHERE id = ?`),
+			int64(id)).Scan(&prev.Owner, &prev.SessionID, utc(&prev.ExpiresAt), &prev.Token)
 		if err != nil {
 			return s.noRows(err, "read scale set session", "scale set %d not found", id)
 		}
 		if prev.HeldByOther(owner, t) {
 			return nil
 		}
-		_, err = c.exec(ctx, `UPDATE scale_sets SET session_owner = ?, session_expires_at = ? WHERE id = ?`,
-			owner, t.Add(ttl), int64(id))
+		token := prev.Token
+		if prev.Owner != owner {
+			token++
+		}
+		_, err = c.exec(ctx, `UPDATE scale_sets SET session_owner = ?, session_expires_at = ?, session_token = ? WHERE id = ?`,
+			owner, t.Add(ttl), token, int64(id))
 		got = err == nil
 		return s.wrapErr("claim scale set session", err)
 	})
-	return prev, got, err
+	if err != nil || !got {
+		return prev, false, err
+	}
+	if prev.Owner != "" && prev.Owner != owner {
+		s.takeovers.add(store.ClaimScaleSet)
+	}
+	if prev.Owner != owner {
+		prev.Token++
+	}
+	return prev, true, nil
 }
 
 // SetScaleSetSessionID records the forge session id of the claim's owner.
@@ -246,7 +261,7 @@ func (s *Store) SetScaleSetSessionID(ctx context.Context, id uint, owner, sessio
 
 // ReleaseScaleSetSession gives the claim up if owner holds it.
 func (s *Store) ReleaseScaleSetSession(ctx context.Context, id uint, owner string) error {
-	return s.write(ctx, func(c conn) error {
+	return s.write(store.WithoutFence(ctx), func(c conn) error {
 		_, err := c.exec(ctx, `UPDATE scale_sets SET session_owner = '', session_expires_at = NULL
 			WHERE id = ? AND session_owner = ?`, int64(id), owner)
 		return s.wrapErr("release scale set session", err)

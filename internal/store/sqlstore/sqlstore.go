@@ -46,6 +46,9 @@ type Store struct {
 	stmts  *stmtCache   // nil unless Dialect.PrepareStatements
 	log    *slog.Logger // statement log; nil: none
 	gate   *writeGate   // orders the writers of a single-writer database; nil: none
+	// refusals counts the writes refused by their fence (checkFence), takeovers the
+	// claims taken over from an expired holder, by claim kind.
+	refusals, takeovers counters
 }
 
 var _ store.Store = (*Store)(nil)
@@ -210,7 +213,9 @@ func (c conn) lock(ctx context.Context, key int64) error {
 const maxAttempts = 5
 
 // write runs fn in a write transaction, committing when fn returns nil. Errors from fn are
-// returned unchanged; transient failures are retried from the start.
+// returned unchanged; transient failures are retried from the start. A write whose ctx
+// carries a store.Fence is refused with garrison.ErrFenced when the fence is stale (see
+// checkFence), in the same transaction.
 func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
 	var err error
 	for range maxAttempts {
@@ -233,7 +238,12 @@ func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", s.d.Name, err)
 	}
-	if err := fn(conn{q: tx, d: s.d, db: s.wdb, tx: tx, st: s.stmts, log: s.log}); err != nil {
+	c := conn{q: tx, d: s.d, db: s.wdb, tx: tx, st: s.stmts, log: s.log}
+	if err := s.checkFence(ctx, c); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := fn(c); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

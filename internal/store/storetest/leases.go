@@ -20,37 +20,36 @@ var leaseCases = []testCase{
 			{"b", false}, // held by a, not expired
 		}
 		for i, st := range steps {
-			got := ok(s.Lease(ctx, "pool/p1", st.holder, time.Hour)).get(t)
+			got := held(t, s, "pool/p1", st.holder, time.Hour)
 			if got != st.want {
 				t.Fatalf("step %d: Lease(%s) = %v, want %v", i, st.holder, got, st.want)
 			}
 		}
-		if !ok(s.Lease(ctx, "pool/p2", "b", time.Hour)).get(t) {
+		if !held(t, s, "pool/p2", "b", time.Hour) {
 			t.Fatal("another lease name is independent")
 		}
 		if err := s.ReleaseLease(ctx, "pool/p1", "b"); err != nil {
 			t.Fatal(err)
 		}
-		if ok(s.Lease(ctx, "pool/p1", "b", time.Hour)).get(t) {
+		if held(t, s, "pool/p1", "b", time.Hour) {
 			t.Fatal("a release by a non-holder freed the lease")
 		}
 		if err := s.ReleaseLease(ctx, "pool/p1", "a"); err != nil {
 			t.Fatal(err)
 		}
-		if !ok(s.Lease(ctx, "pool/p1", "b", time.Hour)).get(t) {
+		if !held(t, s, "pool/p1", "b", time.Hour) {
 			t.Fatal("a released lease was not free")
 		}
 	}},
 	{"Leases/ExpiredIsTakenOver", func(t *testing.T, _ Backend, s store.Store) {
-		ctx := t.Context()
-		if !ok(s.Lease(ctx, "sweep/e1", "a", time.Millisecond)).get(t) {
+		if !held(t, s, "sweep/e1", "a", time.Millisecond) {
 			t.Fatal("free lease not acquired")
 		}
 		time.Sleep(20 * time.Millisecond) // let the 1 ms lease lapse
-		if !ok(s.Lease(ctx, "sweep/e1", "b", time.Hour)).get(t) {
+		if !held(t, s, "sweep/e1", "b", time.Hour) {
 			t.Fatal("expired lease not taken over")
 		}
-		if ok(s.Lease(ctx, "sweep/e1", "a", time.Hour)).get(t) {
+		if held(t, s, "sweep/e1", "a", time.Hour) {
 			t.Fatal("the old holder got the lease back while b holds it")
 		}
 	}},
@@ -63,7 +62,7 @@ var leaseCases = []testCase{
 		)
 		for _, h := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
 			wg.Go(func() {
-				got, err := s.Lease(ctx, "pool/contended", h, time.Hour)
+				_, got, err := s.Lease(ctx, "pool/contended", h, time.Hour)
 				if err != nil {
 					t.Error(err)
 					return
@@ -80,4 +79,12 @@ var leaseCases = []testCase{
 			t.Fatalf("winners %v, want exactly one", winners)
 		}
 	}},
+}
+
+// held takes or renews a lease and reports whether holder has it.
+func held(t *testing.T, s store.Store, name, holder string, ttl time.Duration) bool {
+	t.Helper()
+	_, got, err := s.Lease(t.Context(), name, holder, ttl)
+	must(t, err)
+	return got
 }
