@@ -30,6 +30,7 @@ type cache struct {
 	endpoints *ttlMap[garrison.ForgeType, []garrison.Endpoint]
 	entities  *ttlMap[store.EntityFilter, []garrison.Entity]
 	pools     *ttlMap[string, []garrison.Pool]
+	scaleSets *ttlMap[string, []garrison.ScaleSet]
 }
 
 func newCache(o Options) *cache {
@@ -40,7 +41,8 @@ func newCache(o Options) *cache {
 		entities: newTTLMap[store.EntityFilter](o.CacheTTL, o.Now, func(es []garrison.Entity) bool {
 			return len(es) > 0 // the filter comes from the payload: keep only real names
 		}),
-		pools: newTTLMap[string, []garrison.Pool](o.CacheTTL, o.Now, nil),
+		pools:     newTTLMap[string, []garrison.Pool](o.CacheTTL, o.Now, nil),
+		scaleSets: newTTLMap[string, []garrison.ScaleSet](o.CacheTTL, o.Now, nil),
 	}
 }
 
@@ -63,6 +65,12 @@ func (c *cache) listEntities(ctx context.Context, f store.EntityFilter, fresh bo
 func (c *cache) listPools(ctx context.Context, entityID string, fresh bool) ([]garrison.Pool, bool, error) {
 	return c.pools.get(entityID, fresh, func() ([]garrison.Pool, error) {
 		return c.st.ListPools(ctx, store.PoolFilter{EntityID: entityID})
+	})
+}
+
+func (c *cache) listScaleSets(ctx context.Context, entityID string, fresh bool) ([]garrison.ScaleSet, bool, error) {
+	return c.scaleSets.get(entityID, fresh, func() ([]garrison.ScaleSet, error) {
+		return c.st.ListScaleSets(ctx, store.ScaleSetFilter{EntityID: entityID})
 	})
 }
 

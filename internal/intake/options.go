@@ -53,6 +53,7 @@ type Store interface {
 // set is.
 type ScaleSetReader interface {
 	ScaleSet(ctx context.Context, id uint) (garrison.ScaleSet, error)
+	ListScaleSets(ctx context.Context, f store.ScaleSetFilter) ([]garrison.ScaleSet, error)
 }
 
 // Defaults of Options.

@@ -316,3 +316,35 @@ func TestForgeInstanceRecordsQueuedJob(t *testing.T) {
 		})
 	}
 }
+
+// TestScaleSetJobLeftToListener: a job whose labels the entity's runner scale set serves
+// is recorded by the scale set's listener from the service's messages, not by the intake
+// (it was listed twice); a row the intake wrote before still follows its deliveries.
+func TestScaleSetJobLeftToListener(t *testing.T) {
+	ssLabels := []string{"set-" + runnerOrgSS}
+	for _, mode := range cacheModes {
+		t.Run(mode.name, func(t *testing.T) {
+			e := newEnv(t, withCacheTTL(mode.ttl))
+			e.scoped()
+			org := ghScopedJob(queued(700, ssLabels...))
+			e.sendStep(t, 0, step{d: org("queued", ""), status: 200, result: ResultIgnored})
+			e.sendStep(t, 1, step{d: org("in_progress", runnerOrgSS), status: 200, result: ResultIgnored})
+			e.wantNoJob(700)
+			e.wantNotified()
+
+			_, err := e.st.UpsertJob(t.Context(), 701, func(j *garrison.Job, _ bool) error {
+				return j.Advance(garrison.Job{ID: 701, Action: garrison.JobQueued, Labels: ssLabels})
+			})
+			must(t, err)
+			e.sendStep(t, 2, step{d: ghScopedJob(queued(701, ssLabels...))("completed", runnerOrgSS), status: 200, result: ResultOK})
+			e.wantAction(701, garrison.JobCompleted)
+		})
+	}
+}
+
+// ghScopedJob builds the organization's deliveries of one job.
+func ghScopedJob(j job) func(action, runner string) func(*env) delivery {
+	return func(action, runner string) func(*env) delivery {
+		return ghScoped(webhook.TargetOrganization, ghOrgSecret, j.as(action, runner))
+	}
+}

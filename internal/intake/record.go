@@ -26,6 +26,10 @@ var errForeignJob = errors.New("intake: job recorded for another entity")
 // recorded only to say why it waited, and some other runner took it.
 var errRanElsewhere = errors.New("intake: a job no pool could serve ran elsewhere")
 
+// errScaleSetJob leaves a job a runner scale set serves to that scale set: its listener
+// records it from the service's messages, so a row here would list the job twice.
+var errScaleSetJob = errors.New("intake: job served by a runner scale set")
+
 // ruleError marks a job refused by the ledger rules, as opposed to a store failure.
 type ruleError struct{ error }
 
@@ -37,6 +41,7 @@ type target struct {
 	reason   string             // with no such pool, why (garrison.UnservedReason)
 	instance *garrison.Instance // our instance named runner_name, in a pool of the entity; nil when not ours
 	foreign  bool               // runner_name is our instance, but in a pool of another entity
+	scaleSet string             // the entity's runner scale set that serves the job's labels, if any
 }
 
 // unserved reports whether no pool can serve the job and no runner of ours runs it.
@@ -85,6 +90,10 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 			return h.storeFailure(ctx, ev, "drop job", err)
 		}
 		return errReply(ResultNotRecorded, errNotRecorded(ev.JobID))
+	case errors.Is(err, errScaleSetJob):
+		h.logf(ctx, slog.LevelDebug, ResultIgnored, "webhook: job left to its runner scale set", "delivery", ev.DeliveryID,
+			"entity", ent.FullName(), "job", ev.JobID, "scale_set", tg.scaleSet, "action", ev.Action)
+		return okReply(ResultIgnored)
 	case errors.Is(err, errForeignJob):
 		h.logf(ctx, slog.LevelInfo, ResultForeignJob, "webhook: job belongs to another entity", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
@@ -127,6 +136,9 @@ func (h *Handler) target(ctx context.Context, ev *webhook.Event, ent garrison.En
 		return target{}, err
 	}
 	tg := target{pools: pools, reason: reason}
+	if tg.scaleSet, err = h.servingScaleSet(ctx, ent.ID, ev.Labels); err != nil {
+		return target{}, err
+	}
 	if ev.RunnerName == "" {
 		return tg, nil
 	}
@@ -184,6 +196,28 @@ func (h *Handler) hasPool(ctx context.Context, entityID, poolID string) (bool, e
 	return has(pools), nil
 }
 
+// servingScaleSet names the entity's runner scale set that serves a job with these
+// labels, "" when none does. A cached scale set is looked for again in fresh data before
+// the job is left to it: a scale set deleted a moment ago must not take a pool's job.
+func (h *Handler) servingScaleSet(ctx context.Context, entityID string, labels []string) (string, error) {
+	find := func(sets []garrison.ScaleSet) string {
+		for _, ss := range sets {
+			if ss.Serves(labels) {
+				return ss.Name
+			}
+		}
+		return ""
+	}
+	sets, cached, err := h.cache.listScaleSets(ctx, entityID, false)
+	if err != nil || find(sets) == "" || !cached {
+		return find(sets), err
+	}
+	if sets, _, err = h.cache.listScaleSets(ctx, entityID, true); err != nil {
+		return "", err
+	}
+	return find(sets), nil
+}
+
 // matchingPools returns the enabled pools of ent that have all of the job's labels, and
 // with none why not. When the cached pools have none and the job is queued, how it is
 // recorded depends on them (W-9): they are read again, so that a pool created a moment
@@ -213,6 +247,8 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 	}
 	queued := ev.Status == string(garrison.JobQueued)
 	switch {
+	case !exists && tg.scaleSet != "":
+		return errScaleSetJob // a row written before scale sets recorded their jobs is still kept up
 	case !exists && !queued && tg.instance == nil:
 		return errNotRecorded(ev.JobID)
 	case !exists && tg.unserved():
