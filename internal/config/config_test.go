@@ -231,6 +231,8 @@ func TestParseErrors(t *testing.T) {
 		{"scale down grace", "[reconcile]\nscale_down_grace = \"0s\"", "reconcile.scale_down_grace", "must be positive"},
 		{"sweep interval", "[reconcile]\nsweep_interval = \"often\"", "reconcile.sweep_interval", `invalid duration "often"`},
 		{"create attempts", "[reconcile]\nmax_create_attempts = 0", "reconcile.max_create_attempts", "must be 1-100"},
+		{"object size zero", "[object_store]\nmax_object_size = 0", "object_store.max_object_size", "must be at least 1 byte"},
+		{"object size type", "[object_store]\nmax_object_size = \"1GiB\"", "object_store.max_object_size", "expected integer, got string"},
 		{"log level", "[logging]\nlog_level = \"trace\"", "logging.log_level", `got "trace"`},
 		{"log format", "[logging]\nlog_format = \"xml\"", "logging.log_format", `must be "text" or "json"`},
 		{"callback url", "[default]\ncallback_url = \"not a url\"", "default.callback_url", "absolute http or https URL"},
@@ -592,5 +594,29 @@ func TestReconcileSection(t *testing.T) {
 		if _, err := Parse([]byte("[reconcile]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want one naming %q", body, err, want)
 		}
+	}
+}
+
+func TestObjectStoreSection(t *testing.T) {
+	tests := []struct {
+		body string
+		want int64
+	}{
+		{"", DefaultMaxObjectSize},
+		{"[object_store]\n", DefaultMaxObjectSize},
+		{"[object_store]\nmax_object_size = 1", 1},
+		{"[object_store]\nmax_object_size = 68719476736", 64 << 30},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse([]byte(tt.body))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.body, err)
+		}
+		if cfg.Objects.MaxObjectSize != tt.want {
+			t.Errorf("%q: max_object_size %d, want %d", tt.body, cfg.Objects.MaxObjectSize, tt.want)
+		}
+	}
+	if d := Default(t.TempDir()).Objects.MaxObjectSize; d != DefaultMaxObjectSize {
+		t.Errorf("default max_object_size %d", d)
 	}
 }

@@ -29,6 +29,7 @@ func Default(dataDir string) *Config {
 		JWTAuth:   JWTAuth{TimeToLive: MinJWTTTL},
 		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort, WebUI: true},
 		Reconcile: defaultReconcile(),
+		Objects:   ObjectStore{MaxObjectSize: DefaultMaxObjectSize},
 		Database: Database{
 			Backend: BackendSQLite,
 			SQLite:  SQLite{BusyTimeout: DefaultBusyTimeout},

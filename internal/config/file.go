@@ -6,14 +6,15 @@ package config
 
 // fileConfig is the whole document.
 type fileConfig struct {
-	Default   fileDefault    `toml:"default"`
-	Logging   fileLogging    `toml:"logging"`
-	Metrics   fileMetrics    `toml:"metrics"`
-	JWTAuth   fileJWT        `toml:"jwt_auth"`
-	APIServer fileAPIServer  `toml:"apiserver"`
-	Database  fileDatabase   `toml:"database"`
-	Providers []fileProvider `toml:"provider"`
-	Reconcile fileReconcile  `toml:"reconcile"`
+	Default   fileDefault     `toml:"default"`
+	Logging   fileLogging     `toml:"logging"`
+	Metrics   fileMetrics     `toml:"metrics"`
+	JWTAuth   fileJWT         `toml:"jwt_auth"`
+	APIServer fileAPIServer   `toml:"apiserver"`
+	Database  fileDatabase    `toml:"database"`
+	Providers []fileProvider  `toml:"provider"`
+	Reconcile fileReconcile   `toml:"reconcile"`
+	Objects   fileObjectStore `toml:"object_store"`
 }
 
 // fileDefault is [default].

@@ -66,6 +66,7 @@ func resolve(raw *fileConfig, errs, warns *problems) *Config {
 		Database:  resolveDatabase(&raw.Database, errs),
 		Providers: resolveProviders(raw.Providers, errs, warns),
 		Reconcile: resolveReconcile(&raw.Reconcile, errs),
+		Objects:   resolveObjectStore(&raw.Objects, errs),
 	}
 	warnWithoutEffect(cfg, warns)
 	return cfg

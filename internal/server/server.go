@@ -179,6 +179,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	opts := httpapi.Options{
 		Store:                   a.store,
 		ObjectsDir:              a.objectsDir(),
+		MaxObjectSize:           a.cfg.Objects.MaxObjectSize,
 		JWTSecret:               []byte(a.cfg.JWTAuth.Secret),
 		TokenTTL:                a.cfg.JWTAuth.TimeToLive,
 		Logger:                  a.logger,
