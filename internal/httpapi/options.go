@@ -116,8 +116,9 @@ type RateLimits interface {
 // Options configure a Server. Store and JWTSecret are required.
 type Options struct {
 	Store Store
-	// ObjectsDir is where the object store keeps its files (one per object, named by
-	// ID); "" leaves the /objects routes unmounted (404).
+	// ObjectsDir is where the object routes spool uploads and keep this replica's copies
+	// of objects (one file per object, named by ID; the content is in the store); ""
+	// leaves the /objects routes unmounted (404).
 	ObjectsDir string
 	// MaxObjectSize is the largest object upload in bytes (413 beyond); 0 means
 	// DefaultMaxObjectSize.
