@@ -146,7 +146,7 @@
 //	POST /_sim/runners/{name}/acquire     Bearer secret → 200 job | 204 none | 401
 //	POST /_sim/jobs/{id}/start            Bearer secret → 200 job
 //	POST /_sim/jobs/{id}/complete {conclusion}  Bearer secret → 200 job
-//	GET  /_sim/downloads/{file}           the runner tarball
+//	GET  /_sim/downloads/{file}           the runner tarball (503 while SetDownloadsBlocked)
 //
 // Webhooks carry X-GitHub-Event, X-GitHub-Delivery (kept on redelivery), X-GitHub-Hook-ID,
 // X-GitHub-Hook-Installation-Target-Type/-ID and, with a secret, X-Hub-Signature-256

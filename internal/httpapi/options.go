@@ -155,8 +155,11 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 
 	// Seams for other parts of garrison; each may be nil.
-	Webhooks     http.Handler            // /webhooks, /webhooks/, /webhooks/{controllerID}
-	Instances    http.Handler            // /api/v1/metadata/..., /api/v1/callbacks/...
+	Webhooks  http.Handler // /webhooks, /webhooks/, /webhooks/{controllerID}
+	Instances http.Handler // /api/v1/metadata/..., /api/v1/callbacks/...
+	// RunnerTools serves /api/v1/metadata/runner-tools/... without a token: the cached
+	// runner archives (nil: those paths go to Instances).
+	RunnerTools  http.Handler
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers

@@ -27,6 +27,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/scaleset/actions"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/sweep"
+	"github.com/garrison-ci/garrison/internal/toolcache"
 	"github.com/garrison-ci/garrison/internal/webui"
 )
 
@@ -46,8 +47,9 @@ type Server struct {
 	actions   *actions.Hub         // Actions-service clients, per entity
 	managers  *poolManagers
 	handler   http.Handler
-	api       *httpapi.Server // for the event renderer and closing websocket sessions
-	events    *events.Hub     // store changes for /api/v1/ws/events
+	api       *httpapi.Server  // for the event renderer and closing websocket sessions
+	events    *events.Hub      // store changes for /api/v1/ws/events
+	tools     *toolcache.Cache // the runner-binary cache; nil when off
 }
 
 // New opens the store and wires every part of the server together. The server does
@@ -95,6 +97,9 @@ func (a *Server) wire(ctx context.Context) error {
 		HooksChanged: func(entityID string) { a.sweeper.ForgetHook(entityID) },
 		Health:       a.managers,
 	})
+	if a.tools, err = a.newToolCache(); err != nil {
+		return err
+	}
 	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
 	if err != nil {
 		return err
@@ -150,9 +155,13 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var instForge instanceapi.Forge = a.forges
+	if a.tools != nil {
+		instForge = cachedInstanceForge{Forge: a.forges, cache: a.tools}
+	}
 	instances, err := instanceapi.New(instanceapi.Options{
 		Store:  a.store,
-		Forge:  a.forges,
+		Forge:  instForge,
 		Tokens: tokens,
 		Notify: a.notifyPools,
 		Proxy:  poolProxy(a.store),
@@ -194,6 +203,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
 		Instances:               instances,
+		RunnerTools:             a.runnerToolsHandler(),
 		PoolManagers:            a.managers,
 		RotateOutdated:          a.pools.RotateOutdated,
 		Notify:                  a.notifyPools,
