@@ -80,6 +80,7 @@
 //	GET    /{scope}/actions/runners, GET|DELETE …/{id}    {runners, total_count}; 204; 404
 //	GET    /{scope}/actions/jobs?status=&page&limit       {jobs, total_count}
 //	GET|POST /{scope}/hooks, GET|DELETE /{scope}/hooks/{id} 200/201/200/204
+//	POST   /repos/o/r/hooks/{id}/tests                    204, delivers a synthetic push
 //	POST   /api/actions/runner.v1.RunnerService/Register (JSON; {name, token, labels, ephemeral})
 //	GET    /api/v1/repos/gitea/runner/releases             public; newest first: v0.3.0 (gitea-runner-* assets,
 //	                                                      with .xz and .sha256 companions), v0.2.11 (act_runner-*);
