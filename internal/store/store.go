@@ -348,6 +348,17 @@ type Snapshot struct {
 	Instances []garrison.Instance
 	// Jobs keep their forge ids and get new Seq values in this order.
 	Jobs []garrison.Job
+	// Proxies keep their IDs (pools refer to them); passwords are sealed anew.
+	Proxies []garrison.Proxy
+	// Objects keep their IDs and are written with their content.
+	Objects []ImportObject
+}
+
+// ImportObject is an object of a Snapshot with its content (exactly Object.Size bytes,
+// read from the start; it may be read again when the write is retried).
+type ImportObject struct {
+	Object  garrison.FileObject
+	Content io.ReadSeeker
 }
 
 // Importer writes a Snapshot.
