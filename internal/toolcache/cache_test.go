@@ -34,7 +34,7 @@ type upstream struct {
 	blocked atomic.Bool
 }
 
-func newUpstream(t *testing.T, archive []byte) *upstream {
+func newUpstream(t testing.TB, archive []byte) *upstream {
 	u := &upstream{archive: archive}
 	s := sha256.Sum256(archive)
 	u.sum = hex.EncodeToString(s[:])
@@ -64,7 +64,14 @@ func (u *upstream) RunnerDownloads(context.Context, garrison.Entity) ([]provider
 	return out, nil
 }
 
-func newCache(t *testing.T, u *upstream, metadata string, maxSize int64) (*toolcache.Cache, *sqlite.Store) {
+// entity is the entity the test forges ignore.
+var entity = garrison.Entity{}
+
+func object(name string) garrison.FileObject { return garrison.FileObject{Name: name, Size: 1} }
+
+func reader(s string) io.ReadSeeker { return strings.NewReader(s) }
+
+func newCache(t testing.TB, u *upstream, metadata string, maxSize int64) (*toolcache.Cache, *sqlite.Store) {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "garrison.db"), storetest.NewSealer(storetest.Passphrase))
 	if err != nil {
