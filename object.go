@@ -8,7 +8,7 @@ import (
 )
 
 // FileObject is the catalogue entry of a file in the object store (rest-api-2 §7); the
-// content is kept outside the database.
+// store keeps the content next to it, in chunks.
 type FileObject struct {
 	ID          uint
 	Name        string

@@ -205,8 +205,12 @@ func checkPoolsAndRunners(t *testing.T, api *apiclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pools) != 8 {
-		t.Errorf("pool list: %d pools, want GARM's 8 (its forge instance's pool is not imported)", len(pools))
+	if len(pools) != 9 {
+		t.Errorf("pool list: %d pools, want GARM's 9 (its forge instance's pool included)", len(pools))
+	}
+	fiPool := slices.IndexFunc(pools, func(p apiv1.Pool) bool { return p.ID == "065d7906-c92d-4978-b160-c5192ce73db5" })
+	if fiPool < 0 || pools[fiPool].ForgeInstanceID != "248984ad-42b1-42a5-8135-7cfedca764b9" {
+		t.Errorf("the forge instance's pool is not listed on its forge instance")
 	}
 	for _, p := range pools {
 		if p.ProviderName != "lxd" || len(p.Tags) == 0 {

@@ -190,6 +190,8 @@ var depRules = []struct {
 		"the planner is pure: the domain and the standard library only"},
 	{"internal/reconcile", []string{".", "provider", "internal/store", "internal/workqueue", "internal/reconcile/plan"},
 		"the reconciler sees the domain, the provider contract, the store contract, the work queue and the planner; adapters are wired by the server"},
+	{"internal/toolcache", []string{".", "provider"},
+		"the runner-binary cache sees the domain and the provider contract; the forges and the store are wired by the server"},
 }
 
 func TestDependencyRules(t *testing.T) {

@@ -20,6 +20,7 @@ type Config struct {
 	Providers []Provider     // [[provider]], in file order, names unique
 	Reconcile Reconcile      // [reconcile] (garrison)
 	Server    Server         // [server] (garrison)
+	Objects   ObjectStore    // [object_store] (garrison)
 
 	// Warnings are non-fatal findings (ignored GARM sections, a clamped JWT
 	// time_to_live, a readable config file holding secrets, ...). The server

@@ -234,6 +234,8 @@ func TestParseErrors(t *testing.T) {
 		{"scale down grace", "[reconcile]\nscale_down_grace = \"0s\"", "reconcile.scale_down_grace", "must be positive"},
 		{"sweep interval", "[reconcile]\nsweep_interval = \"often\"", "reconcile.sweep_interval", `invalid duration "often"`},
 		{"create attempts", "[reconcile]\nmax_create_attempts = 0", "reconcile.max_create_attempts", "must be 1-100"},
+		{"object size zero", "[object_store]\nmax_object_size = 0", "object_store.max_object_size", "must be at least 1 byte"},
+		{"object size type", "[object_store]\nmax_object_size = \"1GiB\"", "object_store.max_object_size", "expected integer, got string"},
 		{"log level", "[logging]\nlog_level = \"trace\"", "logging.log_level", `got "trace"`},
 		{"access log level", "[logging]\naccess_log_level = \"quiet\"", "logging.access_log_level", `got "quiet"`},
 		{"log format", "[logging]\nlog_format = \"xml\"", "logging.log_format", `must be "text" or "json"`},
@@ -639,5 +641,29 @@ func TestServerSection(t *testing.T) {
 		if _, err := Parse([]byte("[server]\n" + body + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want one naming %q", body, err, want)
 		}
+	}
+}
+
+func TestObjectStoreSection(t *testing.T) {
+	tests := []struct {
+		body string
+		want int64
+	}{
+		{"", DefaultMaxObjectSize},
+		{"[object_store]\n", DefaultMaxObjectSize},
+		{"[object_store]\nmax_object_size = 1", 1},
+		{"[object_store]\nmax_object_size = 68719476736", 64 << 30},
+	}
+	for _, tt := range tests {
+		cfg, err := Parse([]byte(tt.body))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.body, err)
+		}
+		if cfg.Objects.MaxObjectSize != tt.want {
+			t.Errorf("%q: max_object_size %d, want %d", tt.body, cfg.Objects.MaxObjectSize, tt.want)
+		}
+	}
+	if d := Default(t.TempDir()).Objects.MaxObjectSize; d != DefaultMaxObjectSize {
+		t.Errorf("default max_object_size %d", d)
 	}
 }

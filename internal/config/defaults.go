@@ -30,6 +30,7 @@ func Default(dataDir string) *Config {
 		APIServer: APIServer{Bind: DefaultBind, Port: DefaultPort, WebUI: true},
 		Reconcile: defaultReconcile(),
 		Server:    defaultServer(),
+		Objects:   ObjectStore{MaxObjectSize: DefaultMaxObjectSize},
 		Database: Database{
 			Backend: BackendSQLite,
 			SQLite:  SQLite{BusyTimeout: DefaultBusyTimeout},

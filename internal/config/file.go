@@ -6,15 +6,16 @@ package config
 
 // fileConfig is the whole document.
 type fileConfig struct {
-	Default   fileDefault    `toml:"default"`
-	Logging   fileLogging    `toml:"logging"`
-	Metrics   fileMetrics    `toml:"metrics"`
-	JWTAuth   fileJWT        `toml:"jwt_auth"`
-	APIServer fileAPIServer  `toml:"apiserver"`
-	Database  fileDatabase   `toml:"database"`
-	Providers []fileProvider `toml:"provider"`
-	Reconcile fileReconcile  `toml:"reconcile"`
-	Server    fileServer     `toml:"server"`
+	Default   fileDefault     `toml:"default"`
+	Logging   fileLogging     `toml:"logging"`
+	Metrics   fileMetrics     `toml:"metrics"`
+	JWTAuth   fileJWT         `toml:"jwt_auth"`
+	APIServer fileAPIServer   `toml:"apiserver"`
+	Database  fileDatabase    `toml:"database"`
+	Providers []fileProvider  `toml:"provider"`
+	Reconcile fileReconcile   `toml:"reconcile"`
+	Server    fileServer      `toml:"server"`
+	Objects   fileObjectStore `toml:"object_store"`
 }
 
 // fileDefault is [default].

@@ -67,6 +67,7 @@ func resolve(raw *fileConfig, errs, warns *problems) *Config {
 		Providers: resolveProviders(raw.Providers, errs, warns),
 		Reconcile: resolveReconcile(&raw.Reconcile, errs),
 		Server:    resolveServer(&raw.Server, errs),
+		Objects:   resolveObjectStore(&raw.Objects, errs),
 	}
 	warnWithoutEffect(cfg, warns)
 	return cfg

@@ -80,6 +80,7 @@
 //	GET    /{scope}/actions/runners, GET|DELETE …/{id}    {runners, total_count}; 204; 404
 //	GET    /{scope}/actions/jobs?status=&page&limit       {jobs, total_count}
 //	GET|POST /{scope}/hooks, GET|DELETE /{scope}/hooks/{id} 200/201/200/204
+//	POST   /repos/o/r/hooks/{id}/tests                    204, delivers a synthetic push
 //	POST   /api/actions/runner.v1.RunnerService/Register (JSON; {name, token, labels, ephemeral})
 //	GET    /api/v1/repos/gitea/runner/releases             public; newest first: v0.3.0 (gitea-runner-* assets,
 //	                                                      with .xz and .sha256 companions), v0.2.11 (act_runner-*);
@@ -146,7 +147,7 @@
 //	POST /_sim/runners/{name}/acquire     Bearer secret → 200 job | 204 none | 401
 //	POST /_sim/jobs/{id}/start            Bearer secret → 200 job
 //	POST /_sim/jobs/{id}/complete {conclusion}  Bearer secret → 200 job
-//	GET  /_sim/downloads/{file}           the runner tarball
+//	GET  /_sim/downloads/{file}           the runner tarball (503 while SetDownloadsBlocked)
 //
 // Webhooks carry X-GitHub-Event, X-GitHub-Delivery (kept on redelivery), X-GitHub-Hook-ID,
 // X-GitHub-Hook-Installation-Target-Type/-ID and, with a secret, X-Hub-Signature-256

@@ -24,6 +24,7 @@ func (s *Sim) giteaRoutes() {
 		s.gitea("GET "+sc+"/hooks/{id}", s.giteaGetHook)
 		s.gitea("DELETE "+sc+"/hooks/{id}", s.giteaDeleteHook)
 	}
+	s.gitea("POST /repos/{owner}/{repo}/hooks/{id}/tests", s.giteaTestHook)
 	s.mux.HandleFunc("POST /api/actions/runner.v1.RunnerService/Register", s.giteaRegisterRPC)
 	s.mux.HandleFunc("GET "+giteaReleasePath, s.giteaReleases)
 }
@@ -166,6 +167,20 @@ func (s *Sim) giteaGetHook(r *http.Request, _ principal) reply {
 		return giteaError(http.StatusNotFound, "hook not found")
 	}
 	return ok(http.StatusOK, giteaHookJSON(h))
+}
+
+// giteaTestHook serves a repository hook's test: 204, and a synthetic push delivery.
+func (s *Sim) giteaTestHook(r *http.Request, _ principal) reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.st.hookInLocked(scopeOf(r), pathID(r, "id"), garrison.Gitea)
+	if h == nil {
+		return giteaError(http.StatusNotFound, "hook not found")
+	}
+	if h.active {
+		s.out.enqueue(s.outgoingLocked(h, "push", testPushPayload(h)), 0)
+	}
+	return noContent()
 }
 
 func (s *Sim) giteaDeleteHook(r *http.Request, _ principal) reply {

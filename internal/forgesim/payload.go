@@ -122,3 +122,10 @@ func pingPayload(h *hook) []byte {
 	})
 	return b
 }
+
+// testPushPayload builds the body of the synthetic push a Gitea hook test delivers.
+func testPushPayload(h *hook) []byte {
+	b, _ := json.Marshal(map[string]any{"ref": "refs/heads/main", "before": "", "after": "", "commits": []any{},
+		"hook_id": h.id})
+	return b
+}

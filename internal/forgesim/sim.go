@@ -52,6 +52,8 @@ type Sim struct {
 	apiFault APIFault // SetAPIFault
 	tarball  []byte
 	binary   []byte // Gitea runner downloads; nil: the tarball
+	// downloadsOff makes /_sim/downloads/ answer 503 (SetDownloadsBlocked).
+	downloadsOff bool
 	// releases are the Gitea runner releases served; nil: DefaultGiteaReleases.
 	releases []GiteaRelease
 	baseURL  string
@@ -157,6 +159,14 @@ func (s *Sim) Close() error {
 	return srv.Shutdown(ctx)
 }
 
+// SetDownloadsBlocked makes the runner downloads (/_sim/downloads/) answer 503 while
+// blocked is true, as for a runner that cannot reach the forge's download host.
+func (s *Sim) SetDownloadsBlocked(blocked bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.downloadsOff = blocked
+}
+
 // SetRunnerTarball replaces the content served for runner downloads.
 func (s *Sim) SetRunnerTarball(b []byte) {
 	s.mu.Lock()
@@ -165,6 +175,13 @@ func (s *Sim) SetRunnerTarball(b []byte) {
 }
 
 func (s *Sim) serveTarball(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	off := s.downloadsOff
+	s.mu.Unlock()
+	if off {
+		http.Error(w, "downloads are blocked", http.StatusServiceUnavailable)
+		return
+	}
 	b, ct := s.download(r.PathValue("file"))
 	w.Header().Set("Content-Type", ct)
 	_, _ = w.Write(b)

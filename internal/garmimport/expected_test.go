@@ -50,8 +50,23 @@ type expected struct {
 	Tags              []string
 	Instances         []expectedInstance
 	Jobs              []expectedJob
-	Objects           []struct{ Name string }
-	Templates         []expectedTemplate
+	Objects           []struct {
+		ID                uint
+		Name, Description string
+		FileType          string `json:"file_type"`
+		Size              int64
+		SHA256            string
+		Tags              []string
+	}
+	Proxies []struct {
+		ID                 uint
+		Name, Description  string
+		HTTPProxy          string `json:"http_proxy"`
+		HTTPSProxy         string `json:"https_proxy"`
+		NoProxy            string `json:"no_proxy"`
+		Username, Password string
+	}
+	Templates []expectedTemplate
 }
 
 type expectedCreds struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -90,6 +91,7 @@ func checkFixtureImport(t *testing.T, st store.Store, rep *Report) {
 	t.Run("credentials", func(t *testing.T) { checkCredentials(t, st, want, rep) })
 	t.Run("entities", func(t *testing.T) { checkEntities(t, st, want) })
 	t.Run("pools", func(t *testing.T) { checkPools(t, st, want) })
+	t.Run("proxies and objects", func(t *testing.T) { checkProxiesAndObjects(t, st, want) })
 	t.Run("templates", func(t *testing.T) { checkTemplates(t, st, want) })
 	t.Run("instances", func(t *testing.T) { checkInstances(t, st, want) })
 	t.Run("jobs", func(t *testing.T) { checkJobs(t, st, want) })
@@ -199,8 +201,12 @@ func checkEntities(t *testing.T, st store.Store, want expected) {
 	for _, set := range []struct {
 		typ  garrison.EntityType
 		want []expectedEntity
-	}{{garrison.Repository, want.Repositories}, {garrison.Organization, want.Organizations}, {garrison.Enterprise, want.Enterprises}} {
+	}{{garrison.Repository, want.Repositories}, {garrison.Organization, want.Organizations}, {garrison.Enterprise, want.Enterprises},
+		{garrison.ForgeInstance, want.ForgeInstances}} {
 		for _, w := range set.want {
+			if set.typ == garrison.ForgeInstance {
+				w.Name = w.Endpoint // a forge instance is named by its endpoint
+			}
 			e, err := st.Entity(t.Context(), w.ID)
 			if err != nil {
 				t.Fatalf("%s %s: %v", set.typ, w.Name, err)
@@ -227,8 +233,8 @@ func checkEntities(t *testing.T, st store.Store, want expected) {
 		}
 	}
 	ents, _ := st.ListEntities(t.Context(), store.EntityFilter{})
-	if len(ents) != 7 {
-		t.Errorf("%d entities, want the 7 repositories, organizations and enterprises (not the forge instance)", len(ents))
+	if len(ents) != 8 {
+		t.Errorf("%d entities, want the 7 repositories, organizations and enterprises and the forge instance", len(ents))
 	}
 }
 
@@ -236,12 +242,6 @@ func checkPools(t *testing.T, st store.Store, want expected) {
 	n := 0
 	for _, w := range want.Pools {
 		p, err := st.Pool(t.Context(), w.ID)
-		if w.Entity.Kind == "forge_instance" {
-			if err == nil {
-				t.Errorf("pool %s of the forge instance was imported", w.ID)
-			}
-			continue
-		}
 		n++
 		if err != nil {
 			t.Fatalf("pool %s: %v", w.ID, err)
@@ -252,13 +252,55 @@ func checkPools(t *testing.T, st store.Store, want expected) {
 			p.OSType != w.OSType || p.OSArch != w.OSArch || !slices.Equal(tags, w.Tags) || p.MinIdleRunners != w.MinIdleRunners ||
 			p.MaxRunners != w.MaxRunners || p.RunnerPrefix != w.RunnerPrefix || p.RunnerBootstrapTimeout != w.RunnerBootstrapTimeout ||
 			p.Priority != w.Priority || p.Enabled != w.Enabled || p.EnableShell != w.EnableShell || p.RunnerGroup != w.RunnerGroup ||
-			p.Generation != w.Generation || !sameJSON(p.ExtraSpecs, w.ExtraSpecs) || p.TemplateID != expectedTemplateID(w) || p.ProxyID != 0 {
+			p.Generation != w.Generation || !sameJSON(p.ExtraSpecs, w.ExtraSpecs) || p.TemplateID != expectedTemplateID(w) || p.ProxyID != expectedProxyID(want, w) {
 			t.Errorf("pool %s:\n got %+v\nwant %+v", w.ID, p, w)
 		}
 	}
 	pools, _ := st.ListPools(t.Context(), store.PoolFilter{})
 	if len(pools) != n {
 		t.Errorf("%d pools, want %d", len(pools), n)
+	}
+}
+
+// expectedProxyID is the id of the pool's proxy in the manifest, 0 for none.
+func expectedProxyID(want expected, w expectedPool) uint {
+	if w.Proxy == nil {
+		return 0
+	}
+	for _, px := range want.Proxies {
+		if px.Name == w.Proxy.Name {
+			return px.ID
+		}
+	}
+	return 0
+}
+
+// checkProxiesAndObjects: the proxy keeps its id and opens to the manifest's credentials;
+// the object keeps its id, tags and content.
+func checkProxiesAndObjects(t *testing.T, st store.Store, want expected) {
+	for _, w := range want.Proxies {
+		px, err := st.Proxy(t.Context(), w.ID)
+		if err != nil {
+			t.Fatalf("proxy %s: %v", w.Name, err)
+		}
+		if px.Name != w.Name || px.Description != w.Description || px.HTTPProxy != w.HTTPProxy || px.HTTPSProxy != w.HTTPSProxy ||
+			px.NoProxy != w.NoProxy || px.Username != w.Username || px.Password != w.Password {
+			t.Errorf("proxy %d: got %+v", w.ID, px)
+		}
+	}
+	for _, w := range want.Objects {
+		o, err := st.Object(t.Context(), w.ID)
+		if err != nil {
+			t.Fatalf("object %s: %v", w.Name, err)
+		}
+		if o.Name != w.Name || o.Description != w.Description || o.Size != w.Size || o.SHA256 != w.SHA256 ||
+			o.FileType != w.FileType || !slices.Equal(o.Tags, w.Tags) {
+			t.Errorf("object %d: got %+v, want %+v", w.ID, o, w)
+		}
+		h := sha256.New()
+		if err := st.WriteObjectContent(t.Context(), w.ID, h); err != nil || hex.EncodeToString(h.Sum(nil)) != w.SHA256 {
+			t.Errorf("object %d content: sha256 %x, %v", w.ID, h.Sum(nil), err)
+		}
 	}
 }
 
@@ -398,13 +440,12 @@ func checkFixtureReport(t *testing.T, rep *Report) {
 	}
 	text := b.String()
 	for _, line := range []string{
-		"forge instance acme-gitea not imported (garrison has no forge instances yet): its 1 pools, 0 runners and its webhook are not imported either",
-		"pool c1c37a36-59b5-45e2-b332-ee3ab275f6c3 used proxy acme-proxy; new runners will start without proxy settings",
 		"4 system templates imported with garrison's own install scripts",
-		"1 file objects (64.0 KiB) not imported",
+		"forge instances 1 · ",
+		"proxies 1 · file objects 1",
 		"2 jobs referenced several entities",
 		"gitea credentials \"acme-gitea-pat\": id 1 → 3",
-		"secrets  16/16 opened (16 envelope, 0 legacy)",
+		"secrets  18/18 opened (18 envelope, 0 legacy)",
 		"garrison adopts GARM's JWT secret",
 		"result   imported in ",
 	} {

@@ -59,7 +59,7 @@ func (p *planner) plan() (store.Snapshot, error) {
 	p.scaleSets()
 	p.planInstances()
 	p.planJobs()
-	p.objects()
+	p.planObjects()
 	p.warnings()
 	if f := p.rep.Secrets.Failures; len(f) > 0 {
 		return p.snap, fmt.Errorf("%w: %s", ErrSource, f[0])

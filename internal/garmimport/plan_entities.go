@@ -11,13 +11,15 @@ import (
 // also the report's kinds.
 var entityTypes = map[string]garrison.EntityType{
 	"repositories": garrison.Repository, "organizations": garrison.Organization, "enterprises": garrison.Enterprise,
+	"forge_instances": garrison.ForgeInstance,
 }
 
-// kindOf is the report kind of an entity type.
+// kindOf is the report kind of an entity type: its table's name ("forge instances" for
+// forge_instances).
 func kindOf(t garrison.EntityType) string {
 	for table, typ := range entityTypes {
 		if typ == t {
-			return table
+			return strings.ReplaceAll(table, "_", " ")
 		}
 	}
 	return string(t)
@@ -26,22 +28,22 @@ func kindOf(t garrison.EntityType) string {
 func (p *planner) planEntities() {
 	for _, et := range entityTables {
 		for _, r := range p.d.entities[et.table] {
-			if et.table == "forge_instances" {
-				p.forgeInstance(r)
-				continue
-			}
 			p.entity(et.table, r)
 		}
 	}
 }
 
-// entity maps one repository, organization or enterprise with its events.
+// entity maps one repository, organization, enterprise or forge instance (a whole Gitea
+// server, named by its endpoint) with its events.
 func (p *planner) entity(table string, r row) {
-	count := p.rep.kind(table)
+	count := p.rep.kind(kindOf(entityTypes[table]))
 	count.Found++
 	e := garrison.Entity{ID: r.str("id"), Type: entityTypes[table], Owner: r.str("owner"), Name: r.str("name"),
 		Endpoint: r.str("endpoint_name"), AgentMode: r.bool("agent_mode"),
 		CreatedAt: r.time("created_at"), UpdatedAt: r.time("updated_at")}
+	if e.Type == garrison.ForgeInstance {
+		e.Name = e.Endpoint
+	}
 	var err error
 	if e.Balancer, err = garrison.ParseBalancer(r.str("pool_balancer_type")); err != nil {
 		p.skipEntity(e, garrison.MessageOf(err))
@@ -118,36 +120,6 @@ func (p *planner) entityEvents(id string) {
 func event(r row) garrison.Event {
 	return garrison.Event{CreatedAt: r.time("created_at"), Type: garrison.EventType(r.str("event_type")),
 		Level: garrison.EventLevel(r.str("event_level")), Message: r.str("message")}
-}
-
-// forgeInstance reports a GARM forge instance, which garrison cannot hold yet, with the
-// pools and runners that go with it.
-func (p *planner) forgeInstance(r row) {
-	p.rep.kind("forge instances").Found++
-	p.rep.kind("forge instances").Skipped++
-	id, name := r.str("id"), r.str("endpoint_name")
-	p.skipped[id] = "its forge instance " + name + " is not imported"
-	pools, runners := 0, 0
-	for _, pr := range p.d.pools {
-		if pr.str("forge_instance_id") == id {
-			pools++
-			runners += p.instancesOf(pr.str("id"))
-		}
-	}
-	p.rep.notImported(true, p.o.SkipUnsupported,
-		"forge instance %s not imported (garrison has no forge instances yet): its %d pools, %d runners and its webhook are not imported either",
-		name, pools, runners)
-}
-
-// instancesOf counts GARM's instances of a pool.
-func (p *planner) instancesOf(poolID string) int {
-	n := 0
-	for _, i := range p.d.instances {
-		if i.str("pool_id") == poolID {
-			n++
-		}
-	}
-	return n
 }
 
 // planTags keeps GARM's tags with their ids. garrison compares tag names

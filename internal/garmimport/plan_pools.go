@@ -13,8 +13,7 @@ import (
 var poolOwnerColumns = []string{"repo_id", "org_id", "enterprise_id", "forge_instance_id"}
 
 func (p *planner) planPools() {
-	proxies := byID(p.d.proxies)
-	usedProxies := map[int64]bool{}
+	proxies := p.planProxies()
 	for _, r := range p.d.pools {
 		p.rep.kind("pools").Found++
 		pool, ok := p.pool(r)
@@ -22,17 +21,19 @@ func (p *planner) planPools() {
 			continue
 		}
 		pool.TemplateID = p.poolTemplate(r, pool)
-		if px, ok := proxies[r.int("proxy_id")]; ok && !r.null("proxy_id") {
-			usedProxies[r.int("proxy_id")] = true
-			p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used proxy %s; new runners will start without proxy settings",
-				pool.ID, px.str("name"))
+		if !r.null("proxy_id") {
+			if ref, known := proxies[r.int("proxy_id")]; !known || ref.skipped != "" {
+				p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used proxy %s, which is not imported (%s); new runners will start without proxy settings",
+					pool.ID, ref.name, ref.skipped)
+			} else {
+				pool.ProxyID = uint(r.int("proxy_id"))
+			}
 		}
 		p.pools[pool.ID] = pool
 		p.snap.Pools = append(p.snap.Pools, pool)
 		p.rep.kind("pools").Imported++
 	}
 	p.reportProviders()
-	p.unusedProxies(usedProxies)
 }
 
 // pool maps one pool; ok is false when it is not imported (reported).
@@ -115,17 +116,6 @@ func (p *planner) rejectPool(id, why string) {
 	p.rep.notImported(true, p.o.SkipUnsupported, "pool %s not imported: garrison refuses it: %s", id, why)
 }
 
-// unusedProxies reports the proxies no imported pool uses.
-func (p *planner) unusedProxies(used map[int64]bool) {
-	for _, px := range p.d.proxies {
-		p.rep.kind("proxies").Found++
-		p.rep.kind("proxies").Skipped++
-		if !used[px.int("id")] {
-			p.rep.notImported(false, p.o.SkipUnsupported, "proxy %s not imported: garrison has no proxies yet", px.str("name"))
-		}
-	}
-}
-
 // scaleSets reports GARM's scale sets, which garrison cannot hold yet.
 func (p *planner) scaleSets() {
 	for _, r := range p.d.scaleSets {
@@ -141,45 +131,4 @@ func (p *planner) scaleSets() {
 			"scale set %s (GitHub id %d) stays registered on GitHub and its %d runners are orphaned; delete it in GARM before migrating or import it later",
 			r.str("name"), r.int("scale_set_id"), runners)
 	}
-}
-
-// objects reports GARM's object store, which garrison cannot hold yet.
-func (p *planner) objects() {
-	if len(p.d.objects) == 0 {
-		return
-	}
-	var size int64
-	for _, o := range p.d.objects {
-		p.rep.kind("file objects").Found++
-		p.rep.kind("file objects").Skipped++
-		size += o.int("size")
-	}
-	p.rep.notImported(true, p.o.SkipUnsupported, "%d file objects (%s) not imported: garrison has no object store yet; garm-agent tools can be re-synced",
-		len(p.d.objects), humanBytes(size))
-}
-
-// byID indexes rows by their integer id.
-func byID(rows []row) map[int64]row {
-	out := make(map[int64]row, len(rows))
-	for _, r := range rows {
-		out[r.int("id")] = r
-	}
-	return out
-}
-
-// humanBytes renders a size in B, KiB, MiB or GiB.
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, suffix := float64(n), "KiB"
-	for _, s := range []string{"KiB", "MiB", "GiB"} {
-		v /= unit
-		suffix = s
-		if v < unit {
-			break
-		}
-	}
-	return fmt.Sprintf("%.1f %s", v, suffix)
 }

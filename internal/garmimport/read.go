@@ -43,6 +43,8 @@ type garmData struct {
 	templates   []row
 	proxies     []row
 	objects     []row
+	blobs       map[int64][]byte   // object id → content
+	objectTags  map[int64][]string // object id → tags
 	softDeleted int
 }
 
@@ -83,7 +85,42 @@ func (s *source) read(ctx context.Context) (*garmData, error) {
 		return nil, err
 	}
 	d.objects, _, err = s.rows(ctx, s.blob, "file_objects", "id")
-	return d, err
+	if err != nil || len(d.objects) == 0 {
+		return d, err
+	}
+	return d, s.readObjectContent(ctx, d)
+}
+
+// readObjectContent reads the objects' contents (SQLite blobs, or PostgreSQL large
+// objects) and tags.
+func (s *source) readObjectContent(ctx context.Context, d *garmData) error {
+	d.blobs, d.objectTags = map[int64][]byte{}, map[int64][]string{}
+	content := `content`
+	if s.backend == backendPostgres {
+		content = `CASE WHEN lo_oid <> 0 THEN lo_get(lo_oid) ELSE content END`
+	}
+	rows, err := s.blob.QueryContext(ctx, `SELECT file_object_id, `+content+` FROM file_blobs WHERE deleted_at IS NULL ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("%w: %s: reading file_blobs: %v", ErrSource, s.location, err)
+	}
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			rows.Close()
+			return fmt.Errorf("%w: %s: reading file_blobs: %v", ErrSource, s.location, err)
+		}
+		d.blobs[id] = b
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%w: %s: reading file_blobs: %v", ErrSource, s.location, err)
+	}
+	tags, _, err := s.rows(ctx, s.blob, "file_object_tags", "id")
+	for _, t := range tags {
+		d.objectTags[t.int("file_object_id")] = append(d.objectTags[t.int("file_object_id")], t.str("tag"))
+	}
+	return err
 }
 
 // all reads a table of the main database, counting its soft-deleted rows.

@@ -73,12 +73,16 @@ func TestRefusals(t *testing.T) {
 		exit   int
 		inText string
 	}{
-		{"unsupported objects in use", func(t *testing.T, _, _ string, o *Options) { o.SkipUnsupported = false },
-			ErrBlocked, ExitBlocked, "forge instance acme-gitea not imported"},
+		{"unsupported objects in use", func(t *testing.T, dir, _ string, o *Options) {
+			o.SkipUnsupported = false
+			mutate(t, dir, `INSERT INTO scale_sets (id, created_at, updated_at, scale_set_id, name, provider_name, max_runners,
+				os_type, os_arch, repo_id) VALUES (1, '2026-11-24 12:00:00+00:00', '2026-11-24 12:00:00+00:00', 7, 'ss', 'lxd', 1,
+				'linux', 'amd64', (SELECT id FROM repositories ORDER BY id LIMIT 1))`)
+		}, ErrBlocked, ExitBlocked, "scale set ss (GitHub id 7) stays registered on GitHub"},
 		{"unknown provider", func(t *testing.T, _, _ string, o *Options) {
 			o.Providers, o.SkipUnsupported = []string{"docker"}, false
 		},
-			ErrBlocked, ExitBlocked, "8 pools use provider lxd, which garrison's config does not define"},
+			ErrBlocked, ExitBlocked, "9 pools use provider lxd, which garrison's config does not define"},
 		{"wrong passphrase", func(t *testing.T, _, cfg string, _ *Options) {
 			rewriteConfig(t, cfg, fixturePassphrase, "Zq8-wrongPassphrase-32chars-B2x!")
 		}, ErrSource, ExitSource, "cannot decrypt github_credentials(1).payload: wrong passphrase or corrupted value"},
@@ -208,7 +212,7 @@ func TestDryRun(t *testing.T) {
 		}
 		text := b.String()
 		for _, want := range []string{"DRY RUN — nothing will be written", "result   dry run: nothing written",
-			"pools 9 (to import 8)", "instances 5", "jobs 2", "forge instance acme-gitea not imported", "secrets  16/16 opened"} {
+			"forge instances 1 · pools 9 ·", "instances 5", "jobs 2", "proxies 1 · file objects 1", "secrets  18/18 opened"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("dry run output lacks %q:\n%s", want, text)
 			}
@@ -216,9 +220,9 @@ func TestDryRun(t *testing.T) {
 	}
 	wantUntouched(t, st, ctrl.ID)
 	o := fixtureOptions(cfg, st)
-	o.DryRun, o.SkipUnsupported = true, false
+	o.DryRun, o.SkipUnsupported, o.Providers = true, false, []string{"docker"}
 	if _, err := Run(t.Context(), o); !errors.Is(err, ErrBlocked) {
-		t.Errorf("a dry run with unsupported objects in use: %v, want ErrBlocked (exit 1)", err)
+		t.Errorf("a dry run with pools of providers garrison lacks: %v, want ErrBlocked (exit 1)", err)
 	}
 }
 

@@ -41,8 +41,15 @@ func (s *Server) entityOfKind(r *http.Request, k entityKind) (garrison.Entity, e
 	if err == nil && e.Type != k.typ {
 		err = notFound("%s %s not found", k.noun, id)
 	}
+	if k.typ == garrison.ForgeInstance && garrison.CodeOf(err) == garrison.ENotFound {
+		err = errForgeInstanceNotFound
+	}
 	return e, err
 }
+
+// errForgeInstanceNotFound is the 404 of a forge instance id that names none
+// (rest-api-2 §4.4, GARM's wording).
+var errForgeInstanceNotFound = notFound("error fetching forge instance: error fetching forge instance: not found")
 
 // handleListEntities serves GET /{Ent}[?owner=&name=&endpoint=].
 func (s *Server) handleListEntities(k entityKind) apiHandler {

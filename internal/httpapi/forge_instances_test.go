@@ -123,7 +123,10 @@ func TestForgeInstanceLifecycle(t *testing.T) {
 	}
 	h.expectError(h.call("GET", api("/organizations/"+fi.ID), tok, nil), 404, "Not Found", "organization "+fi.ID+" not found")
 	h.expect(h.call("GET", api("/forge-instances/not-a-uuid"), tok, nil), 400, nil)
-	h.expect(h.call("GET", api("/forge-instances/00000000-0000-0000-0000-000000000001"), tok, nil), 404, nil)
+	missing := api("/forge-instances/00000000-0000-0000-0000-000000000001")
+	for _, method := range []string{"GET", "PUT", "DELETE"} {
+		h.expectError(h.call(method, missing, tok, map[string]any{}), 404, "Not Found", fiNotFound)
+	}
 
 	// update
 	h.expect(h.call("PUT", path, tok, map[string]any{"pool_balancer_type": "pack"}), 200, &fi)
@@ -190,5 +193,8 @@ func TestForgeInstanceLifecycle(t *testing.T) {
 	if left != 0 {
 		t.Fatalf("%d hooks left after deleting the forge instance", left)
 	}
-	h.expect(h.call("GET", path, tok, nil), 404, nil)
+	h.expectError(h.call("GET", path, tok, nil), 404, "Not Found", fiNotFound)
 }
+
+// fiNotFound is the 404 details of an unknown forge instance (rest-api-2 §4.4).
+const fiNotFound = "error fetching forge instance: error fetching forge instance: not found"

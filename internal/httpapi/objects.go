@@ -1,10 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -26,12 +26,14 @@ const agentToolTag = "category=garm-agent"
 const sniffBytes = 512
 
 // registerObjects registers the object store routes (rest-api-2 §7.1) when a directory
-// is configured.
+// is configured. The content of objects is in the database (every replica serves every
+// object); the directory spools uploads and keeps this replica's copies of the objects
+// it served, named by ID.
 func (s *Server) registerObjects(m *http.ServeMux) {
 	if s.opts.ObjectsDir == "" {
 		return
 	}
-	s.removeStaleUploads()
+	s.tidyObjectFiles(context.Background())
 	p := apiPrefix + "/objects"
 	s.route(m, "GET "+p, s.handleListObjects)
 	s.route(m, "POST "+p, s.handleUploadObject)
@@ -40,19 +42,6 @@ func (s *Server) registerObjects(m *http.ServeMux) {
 	s.route(m, "DELETE "+p+"/{objectID}", s.handleDeleteObject)
 	s.route(m, "GET "+p+"/{objectID}/download", s.handleDownloadObject)
 	s.route(m, "HEAD "+p+"/{objectID}/download", s.handleDownloadObject)
-}
-
-// removeStaleUploads deletes the temporary files of uploads a previous run did not finish.
-func (s *Server) removeStaleUploads() {
-	stale, err := filepath.Glob(filepath.Join(s.opts.ObjectsDir, ".upload-*"))
-	if err != nil {
-		return
-	}
-	for _, f := range stale {
-		if err := os.Remove(f); err != nil {
-			s.log.Warn("removing an unfinished upload", "file", f, "err", err)
-		}
-	}
 }
 
 func (s *Server) maxObjectSize() int64 {
@@ -87,8 +76,9 @@ func objectID(r *http.Request) (uint, error) {
 }
 
 // handleUploadObject serves POST /objects: the raw body is streamed to a temporary file
-// in the objects directory (hashed and sniffed on the way), then the catalogue entry is
-// written and the file renamed to its ID. Nothing is kept in memory but a small buffer.
+// in the objects directory (hashed and sniffed on the way), then stored in the database
+// with its catalogue entry, and the file kept as this replica's copy. Nothing is held in
+// memory but a small buffer and one chunk.
 func (s *Server) handleUploadObject(w http.ResponseWriter, r *http.Request) error {
 	o, err := s.uploadParams(r)
 	if err != nil {
@@ -99,21 +89,17 @@ func (s *Server) handleUploadObject(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer tmp.Close()
 	if err := receive(w, r, tmp, &o); err != nil {
-		tmp.Close()
+		return err
+	}
+	if o, err = s.store.CreateObjectContent(r.Context(), o, tmp); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if o, err = s.store.CreateObject(r.Context(), o); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.objectPath(o.ID)); err != nil {
-		if derr := s.store.DeleteObject(r.Context(), o.ID); derr != nil {
-			s.log.ErrorContext(r.Context(), "removing the record of an object whose file could not be stored", "object", o.ID, "err", derr)
-		}
-		return err
+		s.log.WarnContext(r.Context(), "closing an uploaded object's file", "object", o.ID, "err", err)
+	} else if err := os.Rename(tmp.Name(), s.objectPath(o.ID)); err != nil {
+		s.log.WarnContext(r.Context(), "keeping an uploaded object's file", "object", o.ID, "err", err)
 	}
 	writeOK(w, objectView(o))
 	return nil
@@ -309,8 +295,8 @@ func (s *Server) handleDeleteObject(w http.ResponseWriter, r *http.Request) erro
 	return nil
 }
 
-// handleDownloadObject serves GET and HEAD /objects/{objectID}/download, streaming the
-// file.
+// handleDownloadObject serves GET and HEAD /objects/{objectID}/download, streaming this
+// replica's copy of the object (made from the database first if it has none).
 func (s *Server) handleDownloadObject(w http.ResponseWriter, r *http.Request) error {
 	id, err := objectID(r)
 	if err != nil {
@@ -320,9 +306,9 @@ func (s *Server) handleDownloadObject(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return prefixed("failed to get file object: ", err)
 	}
-	f, err := os.Open(s.objectPath(id))
+	f, err := s.openObjectFile(r.Context(), o)
 	if err != nil {
-		return fmt.Errorf("opening object %d: %w", id, err)
+		return err
 	}
 	defer f.Close()
 	h := w.Header()

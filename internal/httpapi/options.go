@@ -126,8 +126,9 @@ type RateLimits interface {
 // Options configure a Server. Store and JWTSecret are required.
 type Options struct {
 	Store Store
-	// ObjectsDir is where the object store keeps its files (one per object, named by
-	// ID); "" leaves the /objects routes unmounted (404).
+	// ObjectsDir is where the object routes spool uploads and keep this replica's copies
+	// of objects (one file per object, named by ID; the content is in the store); ""
+	// leaves the /objects routes unmounted (404).
 	ObjectsDir string
 	// MaxObjectSize is the largest object upload in bytes (413 beyond); 0 means
 	// DefaultMaxObjectSize.
@@ -166,8 +167,11 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 
 	// Seams for other parts of garrison; each may be nil.
-	Webhooks     http.Handler            // /webhooks, /webhooks/, /webhooks/{controllerID}
-	Instances    http.Handler            // /api/v1/metadata/..., /api/v1/callbacks/...
+	Webhooks  http.Handler // /webhooks, /webhooks/, /webhooks/{controllerID}
+	Instances http.Handler // /api/v1/metadata/..., /api/v1/callbacks/...
+	// RunnerTools serves /api/v1/metadata/runner-tools/... without a token: the cached
+	// runner archives (nil: those paths go to Instances).
+	RunnerTools  http.Handler
 	Notify       func(poolIDs ...string) // after API writes that affect pools
 	Forge        Forge
 	PoolManagers PoolManagers

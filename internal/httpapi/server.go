@@ -125,6 +125,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) {
 		s.requireInit(s.requireAdmin(func(w http.ResponseWriter, r *http.Request) {
 			s.mount(s.opts.Debug, w, r)
 		}))(w, r)
+	case s.opts.RunnerTools != nil && hasPathPrefix(p, apiPrefix+"/metadata/runner-tools"):
+		s.labelRoute(r, apiPrefix+"/metadata/runner-tools")
+		s.opts.RunnerTools.ServeHTTP(w, r)
 	case hasPathPrefix(p, apiPrefix+"/metadata") || hasPathPrefix(p, apiPrefix+"/callbacks"):
 		s.labelRoute(r, strings.SplitN(p, "/", 5)[3])
 		s.mount(s.opts.Instances, w, r)

@@ -51,7 +51,7 @@ type Options struct {
 	// Notify is called with the pool id after an instance's runner status changed, so the
 	// pool gets reconciled. Nil: nobody is told.
 	Notify func(poolIDs ...string)
-	// Proxy returns a pool's proxy (nil: none; garrison keeps no proxies yet).
+	// Proxy returns a pool's proxy (nil: no pool has one).
 	Proxy ProxyFunc
 	// Log receives request failures (nil: slog.Default()).
 	Log *slog.Logger

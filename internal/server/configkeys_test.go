@@ -30,6 +30,7 @@ func allProbes(t *testing.T) map[string]keyProbe {
 	for _, ps := range []map[string]keyProbe{
 		defaultProbes(), loggingProbes(), metricsAndJWTProbes(), apiServerProbes(),
 		databaseProbes(), postgresProbes(), providerProbes(), reconcileProbes(), ignoredProbes(), replicaProbes(),
+		objectStoreProbes(),
 	} {
 		for k, p := range ps {
 			if _, dup := all[k]; dup {

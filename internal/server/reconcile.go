@@ -29,7 +29,7 @@ func (a *Server) reconcileOptions(tokens *auth.Tokens) reconcile.Options {
 	return reconcile.Options{
 		Store:          a.store,
 		Providers:      provs,
-		Forges:         a.forges.ReconcileForges(),
+		Forges:         a.reconcileForges(),
 		Tokens:         tokens,
 		InjectTemplate: injectTemplate,
 		Proxy:          poolProxy(a.store),

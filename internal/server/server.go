@@ -28,6 +28,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/scaleset/actions"
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/sweep"
+	"github.com/garrison-ci/garrison/internal/toolcache"
 	"github.com/garrison-ci/garrison/internal/webui"
 )
 
@@ -47,11 +48,12 @@ type Server struct {
 	actions   *actions.Hub         // Actions-service clients, per entity
 	managers  *poolManagers
 	handler   http.Handler
-	api       *httpapi.Server // for the event renderer and closing websocket sessions
-	events    *events.Hub     // store changes for /api/v1/ws/events
-	replicaID string          // this process among the replicas sharing the database
-	cluster   *cluster        // the replicas and their claims; this one's heartbeat
-	bus       *pgnotify.Bus   // notifications between replicas (PostgreSQL); nil: none
+	api       *httpapi.Server  // for the event renderer and closing websocket sessions
+	events    *events.Hub      // store changes for /api/v1/ws/events
+	replicaID string           // this process among the replicas sharing the database
+	cluster   *cluster         // the replicas and their claims; this one's heartbeat
+	bus       *pgnotify.Bus    // notifications between replicas (PostgreSQL); nil: none
+	tools     *toolcache.Cache // the runner-binary cache; nil when off
 }
 
 // New opens the store and wires every part of the server together. The server does
@@ -106,6 +108,9 @@ func (a *Server) wire(ctx context.Context) error {
 		HooksChanged: func(entityID string) { a.sweeper.ForgetHook(entityID) },
 		Health:       a.managers,
 	})
+	if a.tools, err = a.newToolCache(); err != nil {
+		return err
+	}
 	tokens, err := auth.NewTokens([]byte(a.cfg.JWTAuth.Secret), a.cfg.JWTAuth.TimeToLive, nil)
 	if err != nil {
 		return err
@@ -164,9 +169,13 @@ func (a *Server) newHandler(tokens *auth.Tokens) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var instForge instanceapi.Forge = a.forges
+	if a.tools != nil {
+		instForge = cachedInstanceForge{Forge: a.forges, cache: a.tools}
+	}
 	instances, err := instanceapi.New(instanceapi.Options{
 		Store:  a.store,
-		Forge:  a.forges,
+		Forge:  instForge,
 		Tokens: tokens,
 		Notify: a.notifyPools,
 		Proxy:  poolProxy(a.store),
@@ -193,6 +202,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 	opts := httpapi.Options{
 		Store:                   a.store,
 		ObjectsDir:              a.objectsDir(),
+		MaxObjectSize:           a.cfg.Objects.MaxObjectSize,
 		JWTSecret:               []byte(a.cfg.JWTAuth.Secret),
 		TokenTTL:                a.cfg.JWTAuth.TimeToLive,
 		Logger:                  a.logger,
@@ -208,6 +218,7 @@ func (a *Server) apiOptions(webhooks, instances http.Handler) httpapi.Options {
 		RateLimits:              a.forges,
 		Webhooks:                webhooks,
 		Instances:               instances,
+		RunnerTools:             a.runnerToolsHandler(),
 		PoolManagers:            a.managers,
 		Cluster:                 a.cluster,
 		RotateOutdated:          a.pools.RotateOutdated,

@@ -20,6 +20,7 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 
 	"github.com/garrison-ci/garrison"
@@ -313,11 +314,28 @@ type Proxies interface {
 	DeleteProxy(ctx context.Context, id uint) error
 }
 
-// Objects keeps the object store's catalogue (rest-api-2 §7); the content lives outside
-// the database (httpapi keeps it in files named by object ID).
+// ObjectChunkSize is the most content one chunk row of an object holds: small enough
+// that reading or writing one holds little memory, large enough that a 1 GiB object is a
+// few thousand rows.
+const ObjectChunkSize = 512 << 10
+
+// Objects keeps the object store (rest-api-2 §7): the catalogue and the content, cut into
+// chunk rows so that every replica serves every object and no call holds more than a
+// chunk in memory.
 type Objects interface {
-	// CreateObject: ErrInvalid for a bad name. Tags are normalized.
+	// CreateObject records an object without content: ErrInvalid for a bad name. Tags
+	// are normalized.
 	CreateObject(ctx context.Context, o garrison.FileObject) (garrison.FileObject, error)
+	// CreateObjectContent records an object with its content (exactly o.Size bytes of
+	// content, read from the start; it may be read again when a write is retried).
+	CreateObjectContent(ctx context.Context, o garrison.FileObject, content io.ReadSeeker) (garrison.FileObject, error)
+	// SetObjectContent stores the content of an object recorded without it.
+	SetObjectContent(ctx context.Context, id uint, content io.ReadSeeker) error
+	// HasObjectContent reports whether the content of object id is stored.
+	HasObjectContent(ctx context.Context, id uint) (bool, error)
+	// WriteObjectContent copies the content of object id to w: ENotFound for an unknown
+	// object or one whose content is not stored.
+	WriteObjectContent(ctx context.Context, id uint, w io.Writer) error
 	Object(ctx context.Context, id uint) (garrison.FileObject, error)
 	// ListObjects lists every object, newest first.
 	ListObjects(ctx context.Context) ([]garrison.FileObject, error)
@@ -358,6 +376,17 @@ type Snapshot struct {
 	Instances []garrison.Instance
 	// Jobs keep their forge ids and get new Seq values in this order.
 	Jobs []garrison.Job
+	// Proxies keep their IDs (pools refer to them); passwords are sealed anew.
+	Proxies []garrison.Proxy
+	// Objects keep their IDs and are written with their content.
+	Objects []ImportObject
+}
+
+// ImportObject is an object of a Snapshot with its content (exactly Object.Size bytes,
+// read from the start; it may be read again when the write is retried).
+type ImportObject struct {
+	Object  garrison.FileObject
+	Content io.ReadSeeker
 }
 
 // Importer writes a Snapshot.

@@ -14,6 +14,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/bootstrap"
 	"github.com/garrison-ci/garrison/internal/instanceapi"
 	"github.com/garrison-ci/garrison/internal/providerexec"
+	"github.com/garrison-ci/garrison/internal/toolcache"
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/providertest"
 )
@@ -30,13 +31,17 @@ func TestBootLoop(t *testing.T) {
 	tests := []struct {
 		name string
 		jit  bool
+		// cached puts the runner-binary cache in front of the forge and then blocks the
+		// forge's downloads: the runner must install from garrison's copy (air-gapped).
+		cached bool
 	}{
-		{"jit", true},
-		{"registration token", false},
+		{"jit", true, false},
+		{"registration token", false, false},
+		{"air-gapped from the runner cache", true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLoop(t, standinBin)
+			l := newLoop(t, standinBin, tt.cached)
 			state := filepath.Join(t.TempDir(), "state")
 			p, err := providerexec.New(providerexec.Config{Name: "sim", Executable: simExe,
 				ConfigFile: writeSimConfig(t, state), ControllerID: l.ctrl.ID, ExecTimeout: time.Minute})
@@ -46,6 +51,10 @@ func TestBootLoop(t *testing.T) {
 
 			name := "garm-loop" + strings.ReplaceAll(tt.name, " ", "")
 			bi := l.bootstrapInstance(name, tt.jit)
+			if tt.cached {
+				l.sim.SetDownloadsBlocked(true)
+				checkCachedTools(t, bi.Tools, l.ctrl.MetadataURL+toolcache.PathPrefix)
+			}
 			inst, err := p.CreateInstance(t.Context(), bi, nil)
 			must(t, err)
 			target := provider.Target{PoolID: l.pool.ID, InstanceID: inst.ProviderID}
@@ -84,6 +93,19 @@ func TestBootLoop(t *testing.T) {
 	}
 }
 
+// checkCachedTools checks that every runner download points at the cache.
+func checkCachedTools(t *testing.T, tools []provider.RunnerApplicationDownload, prefix string) {
+	t.Helper()
+	if len(tools) == 0 {
+		t.Fatal("no runner downloads")
+	}
+	for _, d := range tools {
+		if !strings.HasPrefix(d.DownloadURL, prefix) || !strings.HasSuffix(d.DownloadURL, "/"+d.Filename) {
+			t.Fatalf("download %s/%s from %s, want garrison's cache under %s", d.OS, d.Architecture, d.DownloadURL, prefix)
+		}
+	}
+}
+
 // bootstrapInstance stores the instance record (with JIT files when jit) and returns the
 // CreateInstance request garrison would send, with the bootstrap wrapper injected.
 func (l *loop) bootstrapInstance(name string, jit bool) provider.BootstrapInstance {
@@ -104,7 +126,7 @@ func (l *loop) bootstrapInstance(name string, jit bool) provider.BootstrapInstan
 	specs, err := bootstrap.InjectTemplate(nil, garrison.OSLinux, bootstrap.WrapperParams{
 		MetadataURL: rec.MetadataURL, CallbackURL: rec.CallbackURL, InstanceToken: tok})
 	must(t, err)
-	tools, err := l.forge.RunnerDownloads(ctx, l.entity)
+	tools, err := l.downloads.RunnerDownloads(ctx, l.entity)
 	must(t, err)
 	bi := provider.BootstrapInstance{Name: name, Tools: tools, RepoURL: instanceapi.RepoURL(l.ep, l.entity),
 		CallbackURL: rec.CallbackURL, MetadataURL: rec.MetadataURL, InstanceToken: tok, ExtraSpecs: specs,

@@ -26,6 +26,7 @@ import (
 	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/store/sqlite"
 	"github.com/garrison-ci/garrison/internal/store/storetest"
+	"github.com/garrison-ci/garrison/internal/toolcache"
 	"github.com/garrison-ci/garrison/provider"
 	"github.com/garrison-ci/garrison/provider/providertest"
 )
@@ -88,6 +89,16 @@ func (f simForge) jitConfig(ctx context.Context, e garrison.Entity, name string,
 	return files, json.Unmarshal(raw, &files)
 }
 
+// cachedForge is the instance API's forge with the runner downloads the cache holds.
+type cachedForge struct {
+	simForge
+	cache *toolcache.Cache
+}
+
+func (f cachedForge) RunnerDownloads(ctx context.Context, e garrison.Entity) ([]provider.RunnerApplicationDownload, error) {
+	return f.cache.Cached(ctx, e)
+}
+
 // loop is everything of the boot loop except the reconciler.
 type loop struct {
 	t      *testing.T
@@ -100,14 +111,20 @@ type loop struct {
 	ep     garrison.Endpoint
 	entity garrison.Entity
 	pool   garrison.Pool
+	// downloads lists the runner downloads the bootstrap request carries: the forge's,
+	// or the runner-binary cache's.
+	downloads toolcache.Downloads
+	cache     *toolcache.Cache // nil unless newLoop was asked for the cache
 
 	mu       sync.Mutex // guards statuses
 	statuses []garrison.RunnerStatus
 }
 
 // newLoop starts the simulator (serving the stand-in runner archive), a SQLite store
-// and the instance API, and seeds controller, endpoint, credentials, repo and pool.
-func newLoop(t *testing.T, standinBin string) *loop {
+// and the instance API, and seeds controller, endpoint, credentials, repo and pool. With
+// cached, the runner-binary cache sits between the forge and both the bootstrap request
+// and the instance API, and serves its archives next to the instance API.
+func newLoop(t *testing.T, standinBin string, cached bool) *loop {
 	t.Helper()
 	ctx := t.Context()
 	l := &loop{t: t, sim: forgesim.New(forgesim.Options{})}
@@ -126,10 +143,21 @@ func newLoop(t *testing.T, standinBin string) *loop {
 	t.Cleanup(func() { l.st.Close() })
 	l.tokens, err = auth.NewTokens([]byte("loop secret"), 0, time.Now)
 	must(t, err)
-	h, err := instanceapi.New(instanceapi.Options{Store: l.st, Forge: l.forge, Tokens: l.tokens,
+	var instForge instanceapi.Forge = l.forge
+	l.downloads = l.forge
+	mux := http.NewServeMux()
+	if cached {
+		l.cache, err = toolcache.New(toolcache.Options{Forge: l.forge, Store: l.st, Dir: t.TempDir(),
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		must(t, err)
+		instForge, l.downloads = cachedForge{simForge: l.forge, cache: l.cache}, l.cache
+		mux.Handle(instanceapi.MetadataPrefix+toolcache.PathPrefix, l.cache.Handler())
+	}
+	h, err := instanceapi.New(instanceapi.Options{Store: l.st, Forge: instForge, Tokens: l.tokens,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Notify: l.notified})
 	must(t, err)
-	l.api = httptest.NewServer(h)
+	mux.Handle("/", h)
+	l.api = httptest.NewServer(mux)
 	t.Cleanup(l.api.Close)
 	l.seed(ctx, url)
 	return l

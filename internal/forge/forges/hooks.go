@@ -83,9 +83,15 @@ func (g giteaHooks) create(ctx context.Context, url, secret string, _ bool) (hoo
 
 func (g giteaHooks) remove(ctx context.Context, id int64) error { return g.c.DeleteHook(ctx, g.e, id) }
 
-// ping is not offered: Gitea system hooks cannot be tested, and garrison's Gitea client
-// does not drive the repository hook test either.
-func (g giteaHooks) ping(context.Context, int64) (bool, error) { return false, nil }
+// ping asks Gitea to test a repository hook (a synthetic push delivery, as GitHub's ping
+// after an install, WH-3). Gitea cannot test organization or system hooks: nothing is
+// sent for them.
+func (g giteaHooks) ping(ctx context.Context, id int64) (bool, error) {
+	if g.e.Type != garrison.Repository {
+		return false, nil
+	}
+	return true, g.c.TestHook(ctx, g.e, id)
+}
 
 // hooksFor returns the webhook calls for e.
 func (h *Hub) hooksFor(ctx context.Context, e garrison.Entity) (hookOps, error) {

@@ -16,9 +16,10 @@ import (
 // forgeEnv is a hub over a real SQLite store whose one endpoint, of the given forge type,
 // is the forge simulator, with the organization acme registered in both.
 type forgeEnv struct {
-	sim *forgesim.Sim
-	hub *Hub
-	org garrison.Entity
+	sim  *forgesim.Sim
+	hub  *Hub
+	org  garrison.Entity
+	repo garrison.Entity // acme/app
 }
 
 func newForgeEnv(t *testing.T, ft garrison.ForgeType, o Options) *forgeEnv {
@@ -32,6 +33,9 @@ func newForgeEnv(t *testing.T, ft garrison.ForgeType, o Options) *forgeEnv {
 	t.Cleanup(func() { sim.Close() })
 	sim.AddToken("tok")
 	sim.AddOrg("acme")
+	if err := sim.AddRepo("acme/app"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "g.db"), storetest.NewSealer("p"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,8 +61,16 @@ func newForgeEnv(t *testing.T, ft garrison.ForgeType, o Options) *forgeEnv {
 	if org, err = st.Entity(ctx, org.ID); err != nil {
 		t.Fatal(err)
 	}
+	repo, err := st.CreateEntity(ctx, garrison.Entity{Type: garrison.Repository, Owner: "acme", Name: "app", CredentialsID: cred.ID,
+		WebhookSecret: "s", Balancer: garrison.RoundRobin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repo, err = st.Entity(ctx, repo.ID); err != nil {
+		t.Fatal(err)
+	}
 	o.Store, o.HookURL = st, func(context.Context) (string, error) { return "http://127.0.0.1:1/webhooks/ctrl", nil }
-	return &forgeEnv{sim: sim, hub: New(o), org: org}
+	return &forgeEnv{sim: sim, hub: New(o), org: org, repo: repo}
 }
 
 // TestBothForgesThroughOneMethodSet runs the same hub calls against a GitHub and a Gitea
@@ -119,6 +131,50 @@ func TestBothForgesThroughOneMethodSet(t *testing.T) {
 			}
 			if ds, err := f.RunnerDownloads(ctx, e.org); err != nil || len(ds) == 0 {
 				t.Fatalf("downloads: %v %v", ds, err)
+			}
+		})
+	}
+}
+
+// TestGiteaInstallPings checks WH-3 on Gitea: after an install a repository hook is
+// tested (Gitea's ping: a synthetic push is delivered); an organization hook, which Gitea
+// cannot test, gets nothing.
+func TestGiteaInstallPings(t *testing.T) {
+	const test = "POST /api/v1/repos/{owner}/{repo}/hooks/{id}/tests"
+	tests := []struct {
+		name   string
+		entity func(*forgeEnv) garrison.Entity
+		tests  int
+	}{
+		{"repository", func(e *forgeEnv) garrison.Entity { return e.repo }, 1},
+		{"organization", func(e *forgeEnv) garrison.Entity { return e.org }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newForgeEnv(t, garrison.Gitea, Options{})
+			if _, err := e.hub.InstallWebhook(t.Context(), tt.entity(e), hookReq(false)); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for k, c := range e.sim.Calls() {
+				if k.Route == test {
+					n += c
+				}
+			}
+			if n != tt.tests {
+				t.Fatalf("%d hook tests, want %d", n, tt.tests)
+			}
+			if err := e.sim.WaitDeliveries(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			pushes := 0
+			for _, d := range e.sim.Deliveries() {
+				if d.Event == "push" {
+					pushes++
+				}
+			}
+			if pushes != tt.tests {
+				t.Fatalf("%d push deliveries, want %d", pushes, tt.tests)
 			}
 		})
 	}

@@ -203,6 +203,21 @@ func (c *Client) DeleteHook(ctx context.Context, e garrison.Entity, id int64) er
 	return err
 }
 
+// TestHook asks Gitea to deliver a test event to a repository hook (POST
+// /repos/{o}/{r}/hooks/{id}/tests: a synthetic push), Gitea's counterpart of GitHub's
+// ping. Gitea offers it for repository hooks only: other scopes answer ErrInvalid.
+func (c *Client) TestHook(ctx context.Context, e garrison.Entity, id int64) error {
+	if e.Type != garrison.Repository {
+		return garrison.Errorf(garrison.EInvalid, "gitea: only repository hooks can be tested")
+	}
+	p, err := scopePath(e)
+	if err != nil {
+		return err
+	}
+	_, err = c.do(ctx, http.MethodPost, p+"/hooks/"+strconv.FormatInt(id, 10)+"/tests", nil, nil)
+	return err
+}
+
 // RateLimit reports no budget: Gitea sends no rate-limit headers.
 func (c *Client) RateLimit() (garrison.RateLimit, bool) { return garrison.RateLimit{}, false }
 

@@ -107,9 +107,12 @@ func (s *Store) UpdateObject(ctx context.Context, id uint, fn func(*garrison.Fil
 	return out, err
 }
 
-// DeleteObject removes the object's record; nil if missing.
+// DeleteObject removes the object's record and content; nil if missing.
 func (s *Store) DeleteObject(ctx context.Context, id uint) error {
 	return s.write(ctx, func(c conn) error {
+		if _, err := c.exec(ctx, `DELETE FROM object_chunks WHERE object_id = ?`, int64(id)); err != nil {
+			return s.wrap("delete object content", err)
+		}
 		_, err := c.exec(ctx, `DELETE FROM objects WHERE id = ?`, int64(id))
 		return s.wrapErr("delete object", err)
 	})

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"bytes"
+	"io"
 	"slices"
 	"testing"
 
@@ -45,4 +47,67 @@ var objectCases = []testCase{
 		must(t, s.DeleteObject(ctx, a.ID))
 		wantErr(t, second(s.Object(ctx, a.ID)), garrison.ErrNotFound)
 	}},
+}
+
+// objectContentCases check that an object's content round-trips through its chunk rows,
+// whatever its size relative to a chunk, and goes with its record.
+var objectContentCases = []testCase{
+	{"Objects/Content", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		const chunk = store.ObjectChunkSize
+		for _, size := range []int{0, 1, chunk - 1, chunk, chunk + 1, 3*chunk + 17} {
+			content := pattern(size)
+			o := ok(s.CreateObjectContent(ctx, garrison.FileObject{Name: "c.bin", Size: int64(size)}, bytes.NewReader(content))).get(t)
+			if has := ok(s.HasObjectContent(ctx, o.ID)).get(t); !has {
+				t.Fatalf("%d bytes: no content stored", size)
+			}
+			var got bytes.Buffer
+			must(t, s.WriteObjectContent(ctx, o.ID, &got))
+			if !bytes.Equal(got.Bytes(), content) {
+				t.Fatalf("%d bytes: read back %d bytes, not the same", size, got.Len())
+			}
+			must(t, s.DeleteObject(ctx, o.ID))
+			wantErr(t, s.WriteObjectContent(ctx, o.ID, io.Discard), garrison.ErrNotFound)
+		}
+	}},
+	{"Objects/ContentRefused", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		for _, tt := range []struct {
+			name    string
+			o       garrison.FileObject
+			content []byte
+		}{
+			{"short", garrison.FileObject{Name: "s.bin", Size: 10}, pattern(9)},
+			{"long", garrison.FileObject{Name: "l.bin", Size: 10}, pattern(11)},
+			{"bad name", garrison.FileObject{Name: "a/b", Size: 1}, pattern(1)},
+		} {
+			wantErr(t, second(s.CreateObjectContent(ctx, tt.o, bytes.NewReader(tt.content))), garrison.ErrInvalid)
+		}
+		if list := ok(s.ListObjects(ctx)).get(t); len(list) != 0 {
+			t.Fatalf("refused objects were recorded: %+v", list)
+		}
+	}},
+	{"Objects/ContentLater", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		o := ok(s.CreateObject(ctx, garrison.FileObject{Name: "old.bin", Size: 5})).get(t)
+		if has := ok(s.HasObjectContent(ctx, o.ID)).get(t); has {
+			t.Fatal("an object recorded without content has content")
+		}
+		wantErr(t, s.WriteObjectContent(ctx, o.ID, io.Discard), garrison.ErrNotFound)
+		wantErr(t, s.SetObjectContent(ctx, o.ID, bytes.NewReader(pattern(4))), garrison.ErrInvalid)
+		must(t, s.SetObjectContent(ctx, o.ID, bytes.NewReader(pattern(5))))
+		var got bytes.Buffer
+		must(t, s.WriteObjectContent(ctx, o.ID, &got))
+		wantEqual(t, "content", got.String(), string(pattern(5)))
+		wantErr(t, s.SetObjectContent(ctx, 99999, bytes.NewReader(nil)), garrison.ErrNotFound)
+	}},
+}
+
+// pattern returns n bytes that differ from chunk to chunk.
+func pattern(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	return b
 }

@@ -67,7 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	}
 	var cases []testCase
 	for _, group := range [][]testCase{
-		controllerCases, userCases, endpointCases, credentialsCases, entityCases, forgeInstanceCases, proxyCases, objectCases, eventCases,
+		controllerCases, userCases, endpointCases, credentialsCases, entityCases, forgeInstanceCases, proxyCases, objectCases, objectContentCases, eventCases,
 		poolCases, scaleSetCases, instanceCases, instanceEventCases, jobCases, leaseCases, fencingCases, replicaCases, lifecycleCases, migrationCases, orderCases,
 		importCases, templateCases,
 	} {
