@@ -100,6 +100,19 @@ func loggingProbes() map[string]keyProbe {
 	return map[string]keyProbe{
 		"logging.log_file":            logFileProbe("logging"),
 		"logging.enable_log_streamer": logStreamerProbe("logging"),
+		"logging.access_log_level": func(t *testing.T) {
+			accessLines := func(body string) int {
+				a, logs := probeApp(t, body)
+				serveHTTP(a, http.MethodGet, "/api/v1/controller-info", "", nil).Body.Close()
+				return strings.Count(logs.String(), "msg=access_log")
+			}
+			if n := accessLines(""); n != 1 {
+				t.Errorf("%d access lines at the default (info), want 1", n)
+			}
+			if n := accessLines("[logging]\naccess_log_level = \"debug\"\n"); n != 0 {
+				t.Errorf("%d access lines at level debug with log_level info, want 0", n)
+			}
+		},
 		"logging.log_format": func(t *testing.T) {
 			out := logOutput(t, "[logging]\nlog_format = \"json\"\n", func(l *slog.Logger) { l.Info("probe") })
 			var rec map[string]any
