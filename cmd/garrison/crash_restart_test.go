@@ -94,6 +94,12 @@ func TestCrashRestart(t *testing.T) {
 func (c *crashRun) killAndRestart(t *testing.T, rng *rand.Rand, whileDown func()) {
 	t.Helper()
 	time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
+	c.restart(t, whileDown)
+}
+
+// restart kills the server now, runs whileDown (if any) and starts the server again.
+func (c *crashRun) restart(t *testing.T, whileDown func()) {
+	t.Helper()
 	c.srv.kill()
 	if whileDown != nil {
 		whileDown()
@@ -141,10 +147,23 @@ type crashRun struct {
 // sets up the demo's repository and pools through the REST API.
 func newCrashRun(t *testing.T) *crashRun {
 	t.Helper()
-	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
+	return startCrashRun(t, crashBedOptions(t), (*testbed.Bed).Setup)
+}
+
+// crashBedOptions are the testbed of the crash tests: slow creates, short jobs, a short
+// scale-down grace and frequent missed-webhook sweeps.
+func crashBedOptions(t *testing.T) testbed.Options {
+	return testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
 		BaseDir: t.TempDir(), Tools: helperTools(t), ScaleDownGrace: 2 * time.Second,
 		// The missed-webhook sweep finds the jobs queued while the server was down.
-		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}})
+		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}}
+}
+
+// startCrashRun makes the testbed of o, starts the forge simulator and the server, and
+// runs setup against the server.
+func startCrashRun(t *testing.T, o testbed.Options, setup func(*testbed.Bed, context.Context) error) *crashRun {
+	t.Helper()
+	b, err := testbed.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +174,7 @@ func newCrashRun(t *testing.T) *crashRun {
 		t.Fatal(err)
 	}
 	b.URL = c.srv.url
-	if err := b.Setup(t.Context()); err != nil {
+	if err := setup(b, t.Context()); err != nil {
 		t.Fatalf("setting up: %v", err)
 	}
 	return c
@@ -186,13 +205,7 @@ func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
 	ids := make([]int64, 0, n)
 	for range n {
 		labels := testbed.DemoLabels[len(c.Queued)%len(testbed.DemoLabels)]
-		d := 200*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))
-		id, err := c.Sim.QueueJobFor(testbed.Repo, d, labels...)
-		if err != nil {
-			t.Fatalf("queueing a job: %v", err)
-		}
-		c.Queued[id] = time.Now()
-		ids = append(ids, id)
+		ids = append(ids, c.queueLabeled(t, rng, 1, labels...)...)
 	}
 	return ids
 }
