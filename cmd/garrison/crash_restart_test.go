@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,15 +189,24 @@ func (c *crashRun) close(t *testing.T) {
 	}
 	c.srv.kill()
 	if t.Failed() {
-		b, _ := os.ReadFile(c.Path("server.log"))
-		if len(b) > 30000 {
-			b = b[len(b)-30000:]
-		}
-		t.Logf("server log (tail):\n%s", b)
+		t.Logf("server log (tail, without the access log):\n%s", logTail(c.Path("server.log"), 30000))
 	}
 	if err := c.Close(false); err != nil {
 		t.Errorf("cleanup: %v", err)
 	}
+}
+
+// logTail is the end of a server log, at most n bytes, without its access log lines.
+func logTail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, "msg=access_log") {
+			kept = append(kept, l)
+		}
+	}
+	out := strings.Join(kept, "\n")
+	return out[max(0, len(out)-n):]
 }
 
 // queue queues n jobs with the demo's label sets in turn and random short durations.

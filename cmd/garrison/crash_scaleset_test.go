@@ -229,7 +229,7 @@ func (c *crashRun) watchLiveRunners(t *testing.T, id uint) *atomic.Int64 {
 	t.Cleanup(func() { cancel(); <-done })
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			if insts, err := c.API.ListScaleSetRunners(ctx, id, false); err == nil {

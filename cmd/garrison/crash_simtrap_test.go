@@ -64,7 +64,7 @@ func classify(r *http.Request) (trapKind, int64) {
 // message traffic as it passes: garrison must never act on a message it recorded as
 // processed (see violation).
 type simTrap struct {
-	fired  chan trapKind  // the armed call happened (buffer 1)
+	fired  chan trapKind // the armed call happened (buffer 1)
 	resume chan struct{} // lets a held call answer (buffer 1)
 
 	mu        sync.Mutex // guards the fields below

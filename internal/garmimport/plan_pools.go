@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -13,26 +14,32 @@ import (
 var poolOwnerColumns = []string{"repo_id", "org_id", "enterprise_id", "forge_instance_id"}
 
 func (p *planner) planPools() {
-	proxies := byID(p.d.proxies)
-	usedProxies := map[int64]bool{}
 	for _, r := range p.d.pools {
 		p.rep.kind("pools").Found++
 		pool, ok := p.pool(r)
 		if !ok {
 			continue
 		}
-		pool.TemplateID = p.poolTemplate(r, pool)
-		if px, ok := proxies[r.int("proxy_id")]; ok && !r.null("proxy_id") {
-			usedProxies[r.int("proxy_id")] = true
-			p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used proxy %s; new runners will start without proxy settings",
-				pool.ID, px.str("name"))
-		}
+		pool.TemplateID = p.templateOf(r, "pool "+pool.ID, pool.EntityID, pool.OSType)
+		p.proxyOf(r, "pool "+pool.ID)
 		p.pools[pool.ID] = pool
 		p.snap.Pools = append(p.snap.Pools, pool)
 		p.rep.kind("pools").Imported++
 	}
-	p.reportProviders()
-	p.unusedProxies(usedProxies)
+}
+
+// proxyOf reports the proxy a pool or scale set (what) used, which is not imported.
+func (p *planner) proxyOf(r row, what string) {
+	if r.null("proxy_id") {
+		return
+	}
+	for _, px := range p.d.proxies {
+		if px.int("id") == r.int("proxy_id") {
+			p.usedProxies[px.int("id")] = true
+			p.rep.notImported(true, p.o.SkipUnsupported, "%s used proxy %s; new runners will start without proxy settings",
+				what, px.str("name"))
+		}
+	}
 }
 
 // pool maps one pool; ok is false when it is not imported (reported).
@@ -73,22 +80,47 @@ func (p *planner) pool(r row) (garrison.Pool, bool) {
 		return pool, false
 	}
 	if !p.knownProvider(pool.ProviderName) {
-		p.unknownProviders[pool.ProviderName]++
+		use := p.unknownProviders[pool.ProviderName]
+		use.pools++
+		p.unknownProviders[pool.ProviderName] = use
 		pool.Enabled = pool.Enabled && !p.o.SkipUnsupported
 	}
 	return pool, true
 }
 
-// reportProviders reports the pools whose provider garrison's config lacks: blocking,
-// or with --skip-unsupported imported disabled.
+// providerUse counts the pools and scale sets that use a provider.
+type providerUse struct{ pools, scaleSets int }
+
+func (u providerUse) String() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{u.pools, "pool"}, {u.scaleSets, "scale set"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	verb := " use"
+	if u.pools+u.scaleSets == 1 {
+		verb = " uses"
+	}
+	return strings.Join(parts, " and ") + verb
+}
+
+// reportProviders reports the pools and scale sets whose provider garrison's config
+// lacks: blocking, or with --skip-unsupported imported disabled.
 func (p *planner) reportProviders() {
 	for _, name := range slices.Sorted(maps.Keys(p.unknownProviders)) {
-		n := p.unknownProviders[name]
+		use := p.unknownProviders[name]
 		if p.o.SkipUnsupported {
-			p.rep.warnf("%d pools use provider %s, which garrison's config does not define: imported disabled", n, name)
+			p.rep.warnf("%s provider %s, which garrison's config does not define: imported disabled", use, name)
 			continue
 		}
-		p.rep.blockf("%d pools use provider %s, which garrison's config does not define; add its [[provider]] to garrison's config (--config), or pass --skip-unsupported to import them disabled", n, name)
+		p.rep.blockf("%s provider %s, which garrison's config does not define; add its [[provider]] to garrison's config (--config), or pass --skip-unsupported to import them disabled", use, name)
 	}
 }
 
@@ -115,31 +147,14 @@ func (p *planner) rejectPool(id, why string) {
 	p.rep.notImported(true, p.o.SkipUnsupported, "pool %s not imported: garrison refuses it: %s", id, why)
 }
 
-// unusedProxies reports the proxies no imported pool uses.
-func (p *planner) unusedProxies(used map[int64]bool) {
+// unusedProxies reports the proxies no imported pool or scale set uses.
+func (p *planner) unusedProxies() {
 	for _, px := range p.d.proxies {
 		p.rep.kind("proxies").Found++
 		p.rep.kind("proxies").Skipped++
-		if !used[px.int("id")] {
+		if !p.usedProxies[px.int("id")] {
 			p.rep.notImported(false, p.o.SkipUnsupported, "proxy %s not imported: garrison has no proxies yet", px.str("name"))
 		}
-	}
-}
-
-// scaleSets reports GARM's scale sets, which garrison cannot hold yet.
-func (p *planner) scaleSets() {
-	for _, r := range p.d.scaleSets {
-		p.rep.kind("scale sets").Found++
-		p.rep.kind("scale sets").Skipped++
-		runners := 0
-		for _, i := range p.d.instances {
-			if !i.null("scale_set_fk_id") && i.int("scale_set_fk_id") == r.int("id") {
-				runners++
-			}
-		}
-		p.rep.notImported(true, p.o.SkipUnsupported,
-			"scale set %s (GitHub id %d) stays registered on GitHub and its %d runners are orphaned; delete it in GARM before migrating or import it later",
-			r.str("name"), r.int("scale_set_id"), runners)
 	}
 }
 

@@ -68,3 +68,38 @@ func (r *Reconciler) dropScaleSetJobs(ctx context.Context, env *poolEnv) {
 	}
 	env.jobs = kept
 }
+
+// dropUnregistered removes the request of a scale set's runner whose JIT registration
+// never completed (the listener stores the instance before it registers the runner, and
+// hands it over once the runner is recorded on it): the process that registered it died
+// in between, or the service refused it. A forge runner of its name, left by a
+// registration that went through, is deregistered first; the listener makes a new runner
+// if one is still wanted.
+func (r *Reconciler) dropUnregistered(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	release, ok := r.takeSlot(env, budgetCredentials)
+	if !ok {
+		return outcome{}, nil
+	}
+	err := r.removeUnregisteredRunner(ctx, env, in.Name)
+	release()
+	var rl *garrison.RateLimitError
+	if errors.As(err, &rl) {
+		return outcome{res: r.poolRateLimited(env, rl)}, nil
+	}
+	if err != nil {
+		return outcome{}, fmt.Errorf("reconcile: drop unregistered runner %s: %w", in.Name, err)
+	}
+	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
+		return outcome{}, fmt.Errorf("reconcile: drop unregistered runner %s: %w", in.Name, err)
+	}
+	r.log.Info("instance request dropped: its runner registration did not complete", env.attrs(slog.String("instance", in.Name))...)
+	return done, nil
+}
+
+func (r *Reconciler) removeUnregisteredRunner(ctx context.Context, env *poolEnv, name string) error {
+	f, err := env.getForge(ctx)
+	if err != nil {
+		return err
+	}
+	return r.removeRunnerNamed(ctx, env, f, name)
+}
