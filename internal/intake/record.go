@@ -276,6 +276,12 @@ func instanceUpdate(i *garrison.Instance, job garrison.Job) string {
 			return ""
 		}
 		i.RunnerStatus, i.JobID = garrison.RunnerTerminated, job.ID
+		if i.ScaleSetID != 0 {
+			// Its scale set's listener removes it when the Actions service reports the job
+			// completed, handing it to the instances controller; marked here, it would wait
+			// for nobody (Notify reaches pools only).
+			return fmt.Sprintf("runner finished job %d", job.ID)
+		}
 		if i.Status != garrison.InstanceCreating && i.Status.CanTransition(garrison.InstancePendingDelete) && !i.Status.Deleting() {
 			i.Status = garrison.InstancePendingDelete
 		}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // The instances controller also takes the runners of scale sets through their life
@@ -102,4 +105,20 @@ func (r *Reconciler) removeUnregisteredRunner(ctx context.Context, env *poolEnv,
 		return err
 	}
 	return r.removeRunnerNamed(ctx, env, f, name)
+}
+
+// lookAgain is the result of a step on a scale set's runner that acted: a scale set has
+// no pool plan to take the runner's next step (a create resolved as failed waits for its
+// retry, a retry past the limit is retired, a retired runner is deleted), so the
+// instances controller looks at the runner again until a step does nothing.
+var lookAgain = workqueue.Result{RequeueAfter: time.Millisecond}
+
+// retireScaleSetRunner retires a scale set's runner in error that is not retried (past
+// the attempt limit, or its scale set disabled): counted as live, it would hold its slot
+// in the scale set forever. Its record is kept as history.
+func (r *Reconciler) retireScaleSetRunner(ctx context.Context, env *poolEnv, in garrison.Instance) outcome {
+	if !r.markRetire(ctx, env, in.Name, plan.ExhaustedReason(&in, &env.pool, r.o.Policy)) {
+		return outcome{}
+	}
+	return done
 }
