@@ -47,12 +47,7 @@ const (
 // deletes nothing — leaving nothing: no instance in the store or in the provider, no
 // runner in the forge, no boot or runner process.
 func TestCrashRestart(t *testing.T) {
-	skipE2E(t)
-	if os.Getenv(crashTestEnv) != "1" {
-		t.Skipf("takes about four minutes; set %s=1", crashTestEnv)
-	}
-	seed := crashSeed(t)
-	rng := rand.New(rand.NewPCG(seed, seed))
+	rng := crashStart(t, "four")
 	c := newCrashRun(t)
 	ctx := t.Context()
 
@@ -120,6 +115,18 @@ func (c *crashRun) disablePools(t *testing.T) {
 			t.Fatalf("scaling pool %s down: %v", id, err)
 		}
 	}
+}
+
+// crashStart skips a crash test unless GARRISON_CRASH_TEST=1 (it takes about that many
+// minutes), and returns the random source of its kill schedule.
+func crashStart(t *testing.T, minutes string) *rand.Rand {
+	t.Helper()
+	skipE2E(t)
+	if os.Getenv(crashTestEnv) != "1" {
+		t.Skipf("takes about %s minutes; set %s=1", minutes, crashTestEnv)
+	}
+	seed := crashSeed(t)
+	return rand.New(rand.NewPCG(seed, seed))
 }
 
 // crashSeed returns the seed of the kill schedule, from GARRISON_CRASH_SEED or the clock,

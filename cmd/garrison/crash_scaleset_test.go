@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,12 +42,7 @@ var ssCrashMoments = []trapKind{trapAcquire, trapJIT, trapMessage, trapSession, 
 // runners than max_runners, and once scaled down nothing may be left in garrison, the
 // provider or the forge; disabled, the scale set holds no session.
 func TestCrashRestartScaleSet(t *testing.T) {
-	skipE2E(t)
-	if os.Getenv(crashTestEnv) != "1" {
-		t.Skipf("takes about five minutes; set %s=1", crashTestEnv)
-	}
-	seed := crashSeed(t)
-	rng := rand.New(rand.NewPCG(seed, seed))
+	rng := crashStart(t, "six")
 	c, tr := newScaleSetCrashRun(t)
 	ctx := t.Context()
 	id := c.ScaleSetIDs[0]

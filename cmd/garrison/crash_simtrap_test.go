@@ -238,6 +238,6 @@ func (tr *simTrap) report() (problems []string, summary string) {
 	for _, n := range tr.acquired {
 		reacquired += n - 1
 	}
-	return append([]string(nil), tr.problems...), fmt.Sprintf("%d messages (%d redeliveries), %d job requests acquired (%d acquired again), last message %d",
+	return append([]string(nil), tr.problems...), fmt.Sprintf("%d messages (%d redeliveries of messages not yet recorded), %d job requests acquired (%d again, from redeliveries), last message %d",
 		len(tr.delivered), redelivered, len(tr.acquired), reacquired, tr.recorded)
 }

@@ -42,16 +42,20 @@ func (p *planner) proxyOf(r row, what string) {
 	}
 }
 
+// ownerOf is the first of the owner columns cols set in r: the id of its entity.
+func ownerOf(r row, cols []string) string {
+	for _, col := range cols {
+		if !r.null(col) {
+			return r.str(col)
+		}
+	}
+	return ""
+}
+
 // pool maps one pool; ok is false when it is not imported (reported).
 func (p *planner) pool(r row) (garrison.Pool, bool) {
 	id := r.str("id")
-	owner := ""
-	for _, col := range poolOwnerColumns {
-		if !r.null(col) {
-			owner = r.str(col)
-			break
-		}
-	}
+	owner := ownerOf(r, poolOwnerColumns)
 	e, ok := p.entities[owner]
 	if !ok {
 		p.skipPool(id, owner)

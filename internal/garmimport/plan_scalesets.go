@@ -45,13 +45,7 @@ func (p *planner) scaleSet(r row) (garrison.ScaleSet, bool) {
 		Generation: uint64(r.uint("generation")), RunnerBootstrapTimeout: r.uint("runner_bootstrap_timeout"),
 		ExtraSpecs: r.json("extra_specs"), RunnerGroup: r.str("git_hub_runner_group"),
 		LastMessageID: r.int("last_message_id"), CreatedAt: r.time("created_at"), UpdatedAt: r.time("updated_at")}
-	owner := ""
-	for _, col := range setOwnerColumns {
-		if !r.null(col) {
-			owner = r.str(col)
-			break
-		}
-	}
+	owner := ownerOf(r, setOwnerColumns)
 	e, ok := p.entities[owner]
 	if !ok {
 		why, known := p.skipped[owner]

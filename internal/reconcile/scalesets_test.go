@@ -8,6 +8,13 @@ import (
 	"github.com/garrison-ci/garrison"
 )
 
+// scaleSet creates an enabled scale set of the harness entity on the sim provider.
+func (h *harness) scaleSet() garrison.ScaleSet {
+	return must(h.store.CreateScaleSet(h.t.Context(), garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
+		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(h.t)
+}
+
 // TestScaleSetRunnerLifecycle: the instances controller creates a scale set's runner with
 // the provider under the scale set's pool id, keeps the JIT configuration the listener
 // got, deletes it with backoff when the provider fails, and force-deletes it whatever
@@ -15,9 +22,7 @@ import (
 func TestScaleSetRunnerLifecycle(t *testing.T) {
 	h := newHarness(t)
 	ctx := t.Context()
-	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
-		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
-		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	ss := h.scaleSet()
 	jit := map[string]string{".runner": "e30="}
 	for _, name := range []string{"ss-one", "ss-two"} {
 		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
@@ -124,9 +129,7 @@ func TestPoolsLeaveScaleSetJobs(t *testing.T) {
 func TestScaleSetUnregisteredRequestDropped(t *testing.T) {
 	h := newHarness(t)
 	ctx := t.Context()
-	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
-		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
-		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	ss := h.scaleSet()
 	for _, tt := range []struct {
 		name       string
 		registered bool // the registration reached the forge before the crash
@@ -166,9 +169,7 @@ func TestScaleSetUnregisteredRequestDropped(t *testing.T) {
 func TestScaleSetRunnerInErrorFollowedUp(t *testing.T) {
 	h := newHarness(t)
 	ctx := t.Context()
-	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
-		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
-		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	ss := h.scaleSet()
 	for name, tt := range map[string]struct {
 		status   garrison.InstanceStatus
 		attempts int
