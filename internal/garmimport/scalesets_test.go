@@ -146,7 +146,7 @@ func checkScaleSet(t *testing.T, st store.Store) {
 	if err != nil || len(runners) != 1 {
 		t.Fatalf("runners of the scale set: %+v, %v", runners, err)
 	}
-	r, src := runners[0], mustInstance(t, st, "wid-hobjyzd3rgnw")
+	r, src := mustInstance(t, st, runners[0].Name), mustInstance(t, st, "wid-hobjyzd3rgnw") // with their JIT configurations
 	if r.Name != "ss-5runner00001" || r.PoolID != "" || r.ProviderName != "lxd" || r.AgentID != 9005 ||
 		r.RunnerStatus != garrison.RunnerIdle || r.RunnerGroup != "ci-runners" || r.Generation != 2 {
 		t.Errorf("runner %+v", r)
