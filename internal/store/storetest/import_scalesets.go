@@ -44,8 +44,12 @@ var importScaleSetCases = []testCase{
 			t.Fatalf("tags %+v, want %+v (existing tags reused, order kept)", ss.Tags, want)
 		}
 		runners := ok(s.ListInstances(ctx, store.InstanceFilter{ScaleSetID: impScaleSet})).get(t)
-		if len(runners) != 1 || runners[0].AgentID != 31 || runners[0].JITConfig[".runner"] != "eyJzcyI6MX0=" {
+		if len(runners) != 1 || runners[0].Name != "ss-0rq5n4hdw2kx" {
 			t.Fatalf("scale set runners %+v", runners)
+		}
+		r := ok(s.Instance(ctx, "ss-0rq5n4hdw2kx")).get(t) // with its JIT configuration
+		if r.AgentID != 31 || r.ScaleSetID != impScaleSet || r.PoolID != "" || r.JITConfig[".runner"] != "eyJzcyI6MX0=" {
+			t.Fatalf("scale set runner %+v", r)
 		}
 		next := ok(s.CreateScaleSet(ctx, newScaleSet(impRepo, "after"))).get(t)
 		if next.ID <= impScaleSet {
