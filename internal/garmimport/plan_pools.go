@@ -177,15 +177,6 @@ func (p *planner) objects() {
 		len(p.d.objects), humanBytes(size))
 }
 
-// byID indexes rows by their integer id.
-func byID(rows []row) map[int64]row {
-	out := make(map[int64]row, len(rows))
-	for _, r := range rows {
-		out[r.int("id")] = r
-	}
-	return out
-}
-
 // humanBytes renders a size in B, KiB, MiB or GiB.
 func humanBytes(n int64) string {
 	const unit = 1024
