@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,12 +47,7 @@ const (
 // deletes nothing — leaving nothing: no instance in the store or in the provider, no
 // runner in the forge, no boot or runner process.
 func TestCrashRestart(t *testing.T) {
-	skipE2E(t)
-	if os.Getenv(crashTestEnv) != "1" {
-		t.Skipf("takes about four minutes; set %s=1", crashTestEnv)
-	}
-	seed := crashSeed(t)
-	rng := rand.New(rand.NewPCG(seed, seed))
+	rng := crashStart(t, "four")
 	c := newCrashRun(t)
 	ctx := t.Context()
 
@@ -94,6 +90,12 @@ func TestCrashRestart(t *testing.T) {
 func (c *crashRun) killAndRestart(t *testing.T, rng *rand.Rand, whileDown func()) {
 	t.Helper()
 	time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
+	c.restart(t, whileDown)
+}
+
+// restart kills the server now, runs whileDown (if any) and starts the server again.
+func (c *crashRun) restart(t *testing.T, whileDown func()) {
+	t.Helper()
 	c.srv.kill()
 	if whileDown != nil {
 		whileDown()
@@ -113,6 +115,18 @@ func (c *crashRun) disablePools(t *testing.T) {
 			t.Fatalf("scaling pool %s down: %v", id, err)
 		}
 	}
+}
+
+// crashStart skips a crash test unless GARRISON_CRASH_TEST=1 (it takes about that many
+// minutes), and returns the random source of its kill schedule.
+func crashStart(t *testing.T, minutes string) *rand.Rand {
+	t.Helper()
+	skipE2E(t)
+	if os.Getenv(crashTestEnv) != "1" {
+		t.Skipf("takes about %s minutes; set %s=1", minutes, crashTestEnv)
+	}
+	seed := crashSeed(t)
+	return rand.New(rand.NewPCG(seed, seed))
 }
 
 // crashSeed returns the seed of the kill schedule, from GARRISON_CRASH_SEED or the clock,
@@ -141,10 +155,23 @@ type crashRun struct {
 // sets up the demo's repository and pools through the REST API.
 func newCrashRun(t *testing.T) *crashRun {
 	t.Helper()
-	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
+	return startCrashRun(t, crashBedOptions(t), (*testbed.Bed).Setup)
+}
+
+// crashBedOptions are the testbed of the crash tests: slow creates, short jobs, a short
+// scale-down grace and frequent missed-webhook sweeps.
+func crashBedOptions(t *testing.T) testbed.Options {
+	return testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
 		BaseDir: t.TempDir(), Tools: helperTools(t), ScaleDownGrace: 2 * time.Second,
 		// The missed-webhook sweep finds the jobs queued while the server was down.
-		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}})
+		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}}
+}
+
+// startCrashRun makes the testbed of o, starts the forge simulator and the server, and
+// runs setup against the server.
+func startCrashRun(t *testing.T, o testbed.Options, setup func(*testbed.Bed, context.Context) error) *crashRun {
+	t.Helper()
+	b, err := testbed.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +182,7 @@ func newCrashRun(t *testing.T) *crashRun {
 		t.Fatal(err)
 	}
 	b.URL = c.srv.url
-	if err := b.Setup(t.Context()); err != nil {
+	if err := setup(b, t.Context()); err != nil {
 		t.Fatalf("setting up: %v", err)
 	}
 	return c
@@ -169,15 +196,24 @@ func (c *crashRun) close(t *testing.T) {
 	}
 	c.srv.kill()
 	if t.Failed() {
-		b, _ := os.ReadFile(c.Path("server.log"))
-		if len(b) > 30000 {
-			b = b[len(b)-30000:]
-		}
-		t.Logf("server log (tail):\n%s", b)
+		t.Logf("server log (tail, without the access log):\n%s", logTail(c.Path("server.log"), 30000))
 	}
 	if err := c.Close(false); err != nil {
 		t.Errorf("cleanup: %v", err)
 	}
+}
+
+// logTail is the end of a server log, at most n bytes, without its access log lines.
+func logTail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	var kept []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, "msg=access_log") {
+			kept = append(kept, l)
+		}
+	}
+	out := strings.Join(kept, "\n")
+	return out[max(0, len(out)-n):]
 }
 
 // queue queues n jobs with the demo's label sets in turn and random short durations.
@@ -186,13 +222,7 @@ func (c *crashRun) queue(t *testing.T, rng *rand.Rand, n int) []int64 {
 	ids := make([]int64, 0, n)
 	for range n {
 		labels := testbed.DemoLabels[len(c.Queued)%len(testbed.DemoLabels)]
-		d := 200*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second)))
-		id, err := c.Sim.QueueJobFor(testbed.Repo, d, labels...)
-		if err != nil {
-			t.Fatalf("queueing a job: %v", err)
-		}
-		c.Queued[id] = time.Now()
-		ids = append(ids, id)
+		ids = append(ids, c.queueLabeled(t, rng, 1, labels...)...)
 	}
 	return ids
 }

@@ -32,17 +32,20 @@ type planner struct {
 	skipped   map[string]string          // entity or pool id → why it is not imported
 	tagNames  map[string]string          // GARM tag id → the name garrison keeps
 	pools     map[string]garrison.Pool   // imported, by id
+	scaleSets map[uint]garrison.ScaleSet // imported, by id
 	instances map[string]string          // imported instance id → name
 
-	unknownProviders map[string]int // provider name → pools using it that garrison lacks
+	unknownProviders map[string]providerUse // provider name → pools and scale sets using it that garrison lacks
+	proxies          map[int64]proxyRef     // GARM proxy id → what became of it
 }
 
 func newPlanner(d *garmData, o Options, rep *Report, takenCreds map[uint]bool) *planner {
 	return &planner{d: d, u: newUnsealer(o.passphrase), o: o, now: o.now(), rep: rep, takenC: takenCreds,
 		endpoints: map[string]garrison.Endpoint{}, creds: map[credKey]garrison.Credentials{},
 		entities: map[string]garrison.Entity{}, skipped: map[string]string{}, tagNames: map[string]string{},
-		pools: map[string]garrison.Pool{}, instances: map[string]string{}, unknownProviders: map[string]int{},
-		snap: store.Snapshot{EntityEvents: map[string][]garrison.Event{}}}
+		pools: map[string]garrison.Pool{}, scaleSets: map[uint]garrison.ScaleSet{}, instances: map[string]string{},
+		unknownProviders: map[string]providerUse{},
+		snap:             store.Snapshot{EntityEvents: map[string][]garrison.Event{}}}
 }
 
 // plan builds the snapshot. Problems go to the report; the error is for sealed values
@@ -55,8 +58,10 @@ func (p *planner) plan() (store.Snapshot, error) {
 	p.planEntities()
 	p.planTags()
 	p.planTemplates()
+	p.proxies = p.planProxies()
 	p.planPools()
-	p.scaleSets()
+	p.planScaleSets()
+	p.reportProviders()
 	p.planInstances()
 	p.planJobs()
 	p.planObjects()
@@ -245,6 +250,9 @@ func (p *planner) warnings() {
 		}
 		booting++
 		limit := time.Duration(p.pools[i.PoolID].BootstrapTimeout()) * time.Minute
+		if i.ScaleSetID != 0 {
+			limit = time.Duration(p.scaleSets[i.ScaleSetID].BootstrapTimeout()) * time.Minute
+		}
 		if i.Status == garrison.InstanceRunning && p.now.Sub(i.UpdatedAt) >= limit {
 			late++
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 )
@@ -13,39 +14,48 @@ import (
 var poolOwnerColumns = []string{"repo_id", "org_id", "enterprise_id", "forge_instance_id"}
 
 func (p *planner) planPools() {
-	proxies := p.planProxies()
 	for _, r := range p.d.pools {
 		p.rep.kind("pools").Found++
 		pool, ok := p.pool(r)
 		if !ok {
 			continue
 		}
-		pool.TemplateID = p.poolTemplate(r, pool)
-		if !r.null("proxy_id") {
-			if ref, known := proxies[r.int("proxy_id")]; !known || ref.skipped != "" {
-				p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used proxy %s, which is not imported (%s); new runners will start without proxy settings",
-					pool.ID, ref.name, ref.skipped)
-			} else {
-				pool.ProxyID = uint(r.int("proxy_id"))
-			}
-		}
+		pool.TemplateID = p.templateOf(r, "pool "+pool.ID, pool.EntityID, pool.OSType)
+		pool.ProxyID = p.proxyOf(r, "pool "+pool.ID)
 		p.pools[pool.ID] = pool
 		p.snap.Pools = append(p.snap.Pools, pool)
 		p.rep.kind("pools").Imported++
 	}
-	p.reportProviders()
+}
+
+// proxyOf is the id of the imported proxy a pool or scale set (what) uses, 0 when none;
+// a proxy that is not imported is reported: new runners start without proxy settings.
+func (p *planner) proxyOf(r row, what string) uint {
+	if r.null("proxy_id") {
+		return 0
+	}
+	if ref, known := p.proxies[r.int("proxy_id")]; !known || ref.skipped != "" {
+		p.rep.notImported(true, p.o.SkipUnsupported, "%s used proxy %s, which is not imported (%s); new runners will start without proxy settings",
+			what, ref.name, ref.skipped)
+		return 0
+	}
+	return uint(r.int("proxy_id"))
+}
+
+// ownerOf is the first of the owner columns cols set in r: the id of its entity.
+func ownerOf(r row, cols []string) string {
+	for _, col := range cols {
+		if !r.null(col) {
+			return r.str(col)
+		}
+	}
+	return ""
 }
 
 // pool maps one pool; ok is false when it is not imported (reported).
 func (p *planner) pool(r row) (garrison.Pool, bool) {
 	id := r.str("id")
-	owner := ""
-	for _, col := range poolOwnerColumns {
-		if !r.null(col) {
-			owner = r.str(col)
-			break
-		}
-	}
+	owner := ownerOf(r, poolOwnerColumns)
 	e, ok := p.entities[owner]
 	if !ok {
 		p.skipPool(id, owner)
@@ -74,22 +84,47 @@ func (p *planner) pool(r row) (garrison.Pool, bool) {
 		return pool, false
 	}
 	if !p.knownProvider(pool.ProviderName) {
-		p.unknownProviders[pool.ProviderName]++
+		use := p.unknownProviders[pool.ProviderName]
+		use.pools++
+		p.unknownProviders[pool.ProviderName] = use
 		pool.Enabled = pool.Enabled && !p.o.SkipUnsupported
 	}
 	return pool, true
 }
 
-// reportProviders reports the pools whose provider garrison's config lacks: blocking,
-// or with --skip-unsupported imported disabled.
+// providerUse counts the pools and scale sets that use a provider.
+type providerUse struct{ pools, scaleSets int }
+
+func (u providerUse) String() string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{u.pools, "pool"}, {u.scaleSets, "scale set"}} {
+		switch {
+		case c.n == 1:
+			parts = append(parts, "1 "+c.what)
+		case c.n > 1:
+			parts = append(parts, fmt.Sprintf("%d %ss", c.n, c.what))
+		}
+	}
+	verb := " use"
+	if u.pools+u.scaleSets == 1 {
+		verb = " uses"
+	}
+	return strings.Join(parts, " and ") + verb
+}
+
+// reportProviders reports the pools and scale sets whose provider garrison's config
+// lacks: blocking, or with --skip-unsupported imported disabled.
 func (p *planner) reportProviders() {
 	for _, name := range slices.Sorted(maps.Keys(p.unknownProviders)) {
-		n := p.unknownProviders[name]
+		use := p.unknownProviders[name]
 		if p.o.SkipUnsupported {
-			p.rep.warnf("%d pools use provider %s, which garrison's config does not define: imported disabled", n, name)
+			p.rep.warnf("%s provider %s, which garrison's config does not define: imported disabled", use, name)
 			continue
 		}
-		p.rep.blockf("%d pools use provider %s, which garrison's config does not define; add its [[provider]] to garrison's config (--config), or pass --skip-unsupported to import them disabled", n, name)
+		p.rep.blockf("%s provider %s, which garrison's config does not define; add its [[provider]] to garrison's config (--config), or pass --skip-unsupported to import them disabled", use, name)
 	}
 }
 
@@ -114,21 +149,4 @@ func (p *planner) rejectPool(id, why string) {
 	p.rep.kind("pools").Conflicts = append(p.rep.kind("pools").Conflicts, fmt.Sprintf("pool %s: %s", id, why))
 	p.skipped[id] = fmt.Sprintf("its pool %s is not imported (%s)", id, why)
 	p.rep.notImported(true, p.o.SkipUnsupported, "pool %s not imported: garrison refuses it: %s", id, why)
-}
-
-// scaleSets reports GARM's scale sets, which garrison cannot hold yet.
-func (p *planner) scaleSets() {
-	for _, r := range p.d.scaleSets {
-		p.rep.kind("scale sets").Found++
-		p.rep.kind("scale sets").Skipped++
-		runners := 0
-		for _, i := range p.d.instances {
-			if !i.null("scale_set_fk_id") && i.int("scale_set_fk_id") == r.int("id") {
-				runners++
-			}
-		}
-		p.rep.notImported(true, p.o.SkipUnsupported,
-			"scale set %s (GitHub id %d) stays registered on GitHub and its %d runners are orphaned; delete it in GARM before migrating or import it later",
-			r.str("name"), r.int("scale_set_id"), runners)
-	}
 }

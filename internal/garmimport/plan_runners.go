@@ -49,12 +49,10 @@ func (p *planner) instance(r row) (garrison.Instance, bool) {
 		Generation: uint64(r.uint("generation")), MetadataURL: r.str("metadata_url"), CallbackURL: r.str("callback_url"),
 		// UpdatedAt is kept: garrison measures the bootstrap timeout from it, as GARM does.
 		Heartbeat: r.time("heartbeat"), CreatedAt: r.time("created_at"), UpdatedAt: r.time("updated_at")}
-	pool, ok := p.pools[in.PoolID]
-	if !ok {
+	if !p.owner(r, &in) {
 		p.skipInstance(r, in)
 		return in, false
 	}
-	in.ProviderName = pool.ProviderName
 	if !p.mapStatus(&in) {
 		return in, false
 	}
@@ -107,13 +105,31 @@ func (p *planner) mapStatus(in *garrison.Instance) bool {
 	return true
 }
 
+// owner links an instance to its imported pool or scale set (scale_set_fk_id) and takes
+// the provider from it; false when that is not imported.
+func (p *planner) owner(r row, in *garrison.Instance) bool {
+	if r.null("scale_set_fk_id") {
+		pool, ok := p.pools[in.PoolID]
+		in.ProviderName = pool.ProviderName
+		return ok
+	}
+	ss, ok := p.scaleSets[uint(r.int("scale_set_fk_id"))]
+	in.PoolID, in.ScaleSetID, in.ProviderName = "", ss.ID, ss.ProviderName
+	return ok
+}
+
 // skipInstance records an instance whose pool (or scale set) is not imported.
 func (p *planner) skipInstance(r row, in garrison.Instance) {
+	if !r.null("scale_set_fk_id") {
+		if _, known := p.skipped[setKey(uint(r.int("scale_set_fk_id")))]; known {
+			return // counted in its scale set's line
+		}
+		p.rep.notImported(true, p.o.SkipUnsupported, "runner %s (provider id %s) not imported: its scale set %d does not exist in GARM; its instance is left to the provider",
+			in.Name, in.ProviderID, r.int("scale_set_fk_id"))
+		return
+	}
 	why, known := p.skipped[in.PoolID]
-	switch {
-	case !r.null("scale_set_fk_id"):
-		return // counted in its scale set's line
-	case !known:
+	if !known {
 		why = "its pool " + in.PoolID + " does not exist in GARM"
 	}
 	p.rep.notImported(true, p.o.SkipUnsupported, "runner %s (provider id %s) not imported: %s; its instance is left to the provider",
@@ -139,7 +155,7 @@ func (p *planner) planJobs() {
 		switch {
 		case id <= 0:
 			p.rep.kind("jobs").Skipped++
-			p.rep.notImported(false, true, "scale set job %s not imported: garrison has no scale sets yet", r.str("scale_set_job_id"))
+			p.rep.notImported(false, true, "scale set job %s not imported: it has no workflow job id (the ledger's key); its scale set's listener hears of the job again", r.str("scale_set_job_id"))
 			continue
 		case seen[id]:
 			p.rep.kind("jobs").Skipped++

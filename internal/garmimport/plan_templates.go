@@ -102,23 +102,25 @@ func templateText(opened []byte) ([]byte, error) {
 	return text, nil
 }
 
-// poolTemplate is the template id an imported pool keeps: GARM's, when that template is
-// imported; else the imported system template of the pool's forge and OS (reported), or
-// 0 (garrison's built-in script) when there is none.
-func (p *planner) poolTemplate(r row, pool garrison.Pool) uint {
+// templateOf is the template id an imported pool or scale set (what, of the entity
+// entityID, for osType) keeps: GARM's, when that template is imported; else the imported
+// system template of its forge and OS (reported), or 0 (garrison's built-in script) when
+// there is none.
+func (p *planner) templateOf(r row, what, entityID, osType string) uint {
 	id := uint(r.int("template_id"))
+	forge := p.entities[entityID].ForgeType
 	var fallback uint
 	for _, t := range p.snap.Templates {
 		if !r.null("template_id") && t.ID == id {
 			return id
 		}
-		if fallback == 0 && t.IsSystem() && t.OSType == pool.OSType && t.ForgeType == p.entities[pool.EntityID].ForgeType {
+		if fallback == 0 && t.IsSystem() && t.OSType == osType && t.ForgeType == forge {
 			fallback = t.ID
 		}
 	}
 	if !r.null("template_id") && id != 0 {
-		p.rep.notImported(true, p.o.SkipUnsupported, "pool %s used template %d, which is not imported; garrison will use its default %s/%s template",
-			pool.ID, id, p.entities[pool.EntityID].ForgeType, pool.OSType)
+		p.rep.notImported(true, p.o.SkipUnsupported, "%s used template %d, which is not imported; garrison will use its default %s/%s template",
+			what, id, forge, osType)
 	}
 	return fallback
 }

@@ -84,9 +84,10 @@ func postgresType(sqliteType string) string {
 type pgColumn struct{ name, typ string }
 
 // loadGARMIntoPostgres builds GARM's schema in a fresh PostgreSQL database with the
-// column types of spec A.9 and copies every row of the fixture's two SQLite databases
-// into it; it returns a GARM config.toml that names the database.
-func loadGARMIntoPostgres(t *testing.T) string {
+// column types of spec A.9 and copies every row of the fixture's two SQLite databases,
+// with the rows added by the statements extra, into it; it returns a GARM config.toml
+// that names the database.
+func loadGARMIntoPostgres(t *testing.T, extra ...string) string {
 	t.Helper()
 	dsn := freshDatabase(t)
 	pg, err := sql.Open("pgx", dsn.String())
@@ -95,6 +96,9 @@ func loadGARMIntoPostgres(t *testing.T) string {
 	}
 	t.Cleanup(func() { pg.Close() })
 	dir, _ := copyFixture(t)
+	if len(extra) > 0 {
+		mutate(t, dir, extra...)
+	}
 	for _, file := range []string{"garm.db", "blob-garm.db"} {
 		src := openCopy(t, filepath.Join(dir, file))
 		tables, err := queryStrings(src, `SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence'`)
@@ -262,5 +266,26 @@ func TestPostgresTarget(t *testing.T) {
 		AuthType: garrison.AuthPAT, Endpoint: "github.com", PAT: "after"})
 	if err != nil || c.ID <= 3 {
 		t.Errorf("credentials created after the import: id %d, %v", c.ID, err)
+	}
+}
+
+// TestPostgresScaleSets imports scale sets from GARM on PostgreSQL into garrison on
+// PostgreSQL.
+func TestPostgresScaleSets(t *testing.T) {
+	cfg := loadGARMIntoPostgres(t, scaleSetRows()...)
+	st, err := postgres.Open(t.Context(), freshDatabase(t).String(), storetest.NewSealer(storetest.Passphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	rep, err := Run(t.Context(), fixtureOptions(cfg, st))
+	if err != nil {
+		t.Fatalf("import: %v %v", err, rep.Blocking)
+	}
+	checkScaleSet(t, st)
+	next, err := st.CreateScaleSet(t.Context(), garrison.ScaleSet{EntityID: setRepo, Name: "after", ProviderName: "lxd",
+		Image: "i", Flavor: "f", OSType: "linux", OSArch: "amd64", MaxRunners: 1, RunnerGroup: "Default"})
+	if err != nil || next.ID <= 5 {
+		t.Errorf("scale set created after the import: id %d, %v", next.ID, err)
 	}
 }

@@ -36,6 +36,7 @@ type garmData struct {
 	pools       []row
 	poolTags    map[string][]string // pool id → tag ids, in GARM's output order (tag id)
 	scaleSets   []row
+	setTags     map[int64][]string // scale set id → tag ids, in GARM's output order (tag id)
 	instances   []row
 	addresses   map[string][]row // by instance id
 	statuses    map[string][]row // by instance id, oldest first
@@ -51,7 +52,7 @@ type garmData struct {
 // read recognises the schema (spec IMP-3) and reads every table the import uses.
 func (s *source) read(ctx context.Context) (*garmData, error) {
 	d := &garmData{entities: map[string][]row{}, events: map[string][]row{}, poolTags: map[string][]string{},
-		addresses: map[string][]row{}, statuses: map[string][]row{}}
+		setTags: map[int64][]string{}, addresses: map[string][]row{}, statuses: map[string][]row{}}
 	var err error
 	if d.layout, err = s.layout(ctx); err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func (s *source) readEntities(ctx context.Context, d *garmData) error {
 	return nil
 }
 
-// readChildren reads the rows that hang off pools and instances.
+// readChildren reads the rows that hang off pools, scale sets and instances.
 func (s *source) readChildren(ctx context.Context, d *garmData) error {
 	pt, _, err := s.rows(ctx, s.main, "pool_tags", "pool_id, tag_id")
 	if err != nil {
@@ -199,6 +200,13 @@ func (s *source) readChildren(ctx context.Context, d *garmData) error {
 	}
 	for _, r := range pt {
 		d.poolTags[r.str("pool_id")] = append(d.poolTags[r.str("pool_id")], r.str("tag_id"))
+	}
+	st, _, err := s.rows(ctx, s.main, "scaleset_tags", "scale_set_id, tag_id")
+	if err != nil {
+		return err
+	}
+	for _, r := range st {
+		d.setTags[r.int("scale_set_id")] = append(d.setTags[r.int("scale_set_id")], r.str("tag_id"))
 	}
 	addrs, err := s.all(ctx, d, "addresses", "created_at, id")
 	if err != nil {

@@ -20,6 +20,9 @@ var (
 // runner (GitHub), a fresh instance token, the bootstrap document, then CreateInstance.
 // An instance of a pool disabled meanwhile is not created: its request is dropped.
 func (r *Reconciler) provision(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	if in.ScaleSetID != 0 && len(in.JITConfig) == 0 {
+		return r.dropUnregistered(ctx, env, in)
+	}
 	if !env.pool.Enabled {
 		return r.dropRequest(ctx, env, in)
 	}

@@ -54,6 +54,9 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	if (out.acted || err != nil) && in.ScaleSetID == 0 {
 		r.pools.Add(in.PoolID)
 	}
+	if out.acted && err == nil && in.ScaleSetID != 0 && out.res.RequeueAfter == 0 {
+		out.res = lookAgain
+	}
 	return out.res, err
 }
 

@@ -15,9 +15,13 @@ import (
 // passed (before that it asks to be looked at then): it removes what the last attempt
 // left in the provider (postponing the retry if that fails), resets the instance and
 // provisions it again with fresh credentials (D-7). Past the attempt limit, or in a
-// disabled pool, the instance stays in error for people to see.
+// disabled pool, a pool's instance stays in error for people to see (its pool's plan
+// retires it); a scale set's is retired here.
 func (r *Reconciler) retry(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
 	due, ok := plan.RetryDue(&in, &env.pool, r.o.Policy)
+	if !ok && in.ScaleSetID != 0 {
+		return r.retireScaleSetRunner(ctx, env, in), nil
+	}
 	if !ok {
 		return outcome{}, nil
 	}

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/reconcile/plan"
 	"github.com/garrison-ci/garrison/internal/store"
+	"github.com/garrison-ci/garrison/internal/workqueue"
 )
 
 // The instances controller also takes the runners of scale sets through their life
@@ -67,4 +70,55 @@ func (r *Reconciler) dropScaleSetJobs(ctx context.Context, env *poolEnv) {
 		}
 	}
 	env.jobs = kept
+}
+
+// dropUnregistered removes the request of a scale set's runner whose JIT registration
+// never completed (the listener stores the instance before it registers the runner, and
+// hands it over once the runner is recorded on it): the process that registered it died
+// in between, or the service refused it. A forge runner of its name, left by a
+// registration that went through, is deregistered first; the listener makes a new runner
+// if one is still wanted.
+func (r *Reconciler) dropUnregistered(ctx context.Context, env *poolEnv, in garrison.Instance) (outcome, error) {
+	release, ok := r.takeSlot(env, budgetCredentials)
+	if !ok {
+		return outcome{}, nil
+	}
+	err := r.removeUnregisteredRunner(ctx, env, in.Name)
+	release()
+	var rl *garrison.RateLimitError
+	if errors.As(err, &rl) {
+		return outcome{res: r.poolRateLimited(env, rl)}, nil
+	}
+	if err != nil {
+		return outcome{}, fmt.Errorf("reconcile: drop unregistered runner %s: %w", in.Name, err)
+	}
+	if err := r.o.Store.DeleteInstance(ctx, in.Name); err != nil {
+		return outcome{}, fmt.Errorf("reconcile: drop unregistered runner %s: %w", in.Name, err)
+	}
+	r.log.Info("instance request dropped: its runner registration did not complete", env.attrs(slog.String("instance", in.Name))...)
+	return done, nil
+}
+
+func (r *Reconciler) removeUnregisteredRunner(ctx context.Context, env *poolEnv, name string) error {
+	f, err := env.getForge(ctx)
+	if err != nil {
+		return err
+	}
+	return r.removeRunnerNamed(ctx, env, f, name)
+}
+
+// lookAgain is the result of a step on a scale set's runner that acted: a scale set has
+// no pool plan to take the runner's next step (a create resolved as failed waits for its
+// retry, a retry past the limit is retired, a retired runner is deleted), so the
+// instances controller looks at the runner again until a step does nothing.
+var lookAgain = workqueue.Result{RequeueAfter: time.Millisecond}
+
+// retireScaleSetRunner retires a scale set's runner in error that is not retried (past
+// the attempt limit, or its scale set disabled): counted as live, it would hold its slot
+// in the scale set forever. Its record is kept as history.
+func (r *Reconciler) retireScaleSetRunner(ctx context.Context, env *poolEnv, in garrison.Instance) outcome {
+	if !r.markRetire(ctx, env, in.Name, plan.ExhaustedReason(&in, &env.pool, r.o.Policy)) {
+		return outcome{}
+	}
+	return done
 }

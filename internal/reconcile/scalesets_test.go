@@ -1,11 +1,19 @@
 package reconcile
 
 import (
+	"maps"
 	"testing"
 	"time"
 
 	"github.com/garrison-ci/garrison"
 )
+
+// scaleSet creates an enabled scale set of the harness entity on the sim provider.
+func (h *harness) scaleSet() garrison.ScaleSet {
+	return must(h.store.CreateScaleSet(h.t.Context(), garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
+		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
+		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(h.t)
+}
 
 // TestScaleSetRunnerLifecycle: the instances controller creates a scale set's runner with
 // the provider under the scale set's pool id, keeps the JIT configuration the listener
@@ -14,9 +22,7 @@ import (
 func TestScaleSetRunnerLifecycle(t *testing.T) {
 	h := newHarness(t)
 	ctx := t.Context()
-	ss := must(h.store.CreateScaleSet(ctx, garrison.ScaleSet{EntityID: h.entity.ID, Name: "set", ScaleSetID: 5,
-		ProviderName: "sim", Image: "ubuntu:24.04", Flavor: "small", OSType: garrison.OSLinux,
-		OSArch: garrison.ArchAMD64, MaxRunners: 3, Enabled: true, RunnerGroup: "Default", RunnerPrefix: "ss"}))(t)
+	ss := h.scaleSet()
 	jit := map[string]string{".runner": "e30="}
 	for _, name := range []string{"ss-one", "ss-two"} {
 		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
@@ -163,5 +169,89 @@ func TestScaleSetRunnersResumedByResync(t *testing.T) {
 	}
 	if names := h.providerNames(ss.PoolID()); names["ss-done"] || !names["ss-idle"] || !names["ss-new"] {
 		t.Errorf("provider instances %v, want ss-idle and ss-new", names)
+	}
+}
+
+// TestScaleSetUnregisteredRequestDropped: a scale set's runner request whose JIT
+// registration never completed (the listener died between storing the instance and
+// recording its runner) is dropped: the forge runner of its name, when the registration
+// went through, is deregistered, the record removed, and nothing is created.
+func TestScaleSetUnregisteredRequestDropped(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	ss := h.scaleSet()
+	for _, tt := range []struct {
+		name       string
+		registered bool // the registration reached the forge before the crash
+	}{{"ss-registered", true}, {"ss-never", false}} {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: tt.name, ScaleSetID: ss.ID, ProviderName: "sim",
+			OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: garrison.InstancePendingCreate,
+			RunnerStatus: garrison.RunnerPending, MetadataURL: h.ctrl.MetadataURL, CallbackURL: h.ctrl.CallbackURL}))(t)
+		if tt.registered {
+			must(h.forge.CreateJITConfig(ctx, h.entity, garrison.JITRequest{Name: tt.name, Labels: []string{"set"}}))(t)
+		}
+	}
+	if !h.forgeNames()["ss-registered"] {
+		t.Fatal("the registration did not reach the forge; the test would prove nothing")
+	}
+	r := h.reconciler(h.prov)
+	r.NotifyInstances("ss-registered", "ss-never")
+	h.drain(r)
+	for _, name := range []string{"ss-registered", "ss-never"} {
+		if in, err := h.store.Instance(ctx, name); err == nil {
+			t.Errorf("%s kept: %+v", name, in)
+		}
+	}
+	if names := h.forgeNames(); len(names) != 0 {
+		t.Errorf("forge runners left: %v", names)
+	}
+	if names := h.providerNames(ss.PoolID()); len(names) != 0 {
+		t.Errorf("instances created: %v", names)
+	}
+}
+
+// TestScaleSetRunnerInErrorFollowedUp: a scale set has no pool plan to take its runners'
+// next steps, so the instances controller follows a runner up by itself: a create
+// interrupted by a restart is resolved as failed and retried once its backoff passed,
+// with no one notifying it again; a runner past its create attempts is retired (kept as
+// history) instead of holding its scale set's slot forever (found by
+// TestCrashRestartScaleSet: four runners stuck in error held the slots of three jobs).
+func TestScaleSetRunnerInErrorFollowedUp(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	ss := h.scaleSet()
+	for name, tt := range map[string]struct {
+		status   garrison.InstanceStatus
+		attempts int
+	}{"ss-interrupted": {garrison.InstanceCreating, 0}, "ss-exhausted": {garrison.InstanceError, 5}} {
+		must(h.store.CreateInstance(ctx, garrison.Instance{Name: name, ScaleSetID: ss.ID, ProviderName: "sim",
+			OSType: garrison.OSLinux, OSArch: garrison.ArchAMD64, Status: tt.status, CreateAttempt: tt.attempts,
+			RunnerStatus: garrison.RunnerPending, JITConfig: map[string]string{".runner": "e30="}, AgentID: 9,
+			MetadataURL: h.ctrl.MetadataURL, CallbackURL: h.ctrl.CallbackURL}))(t)
+	}
+	r := h.reconciler(h.prov)
+	r.NotifyInstances("ss-interrupted", "ss-exhausted")
+	want := map[string]garrison.InstanceStatus{"ss-interrupted": garrison.InstanceRunning, "ss-exhausted": garrison.InstanceDeleted}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		h.drain(r)
+		got := map[string]garrison.InstanceStatus{}
+		for name := range want {
+			got[name] = must(h.store.Instance(ctx, name))(t).Status
+		}
+		if maps.Equal(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runners %v, want %v", got, want)
+		}
+		h.advance(time.Second) // past the retry backoff, by the reconciler's clock
+		time.Sleep(20 * time.Millisecond)
+	}
+	if in := must(h.store.Instance(ctx, "ss-exhausted"))(t); in.RunnerStatus != garrison.RunnerFailed {
+		t.Errorf("the exhausted runner was deleted as %s, want retired (failed)", in.RunnerStatus)
+	}
+	if names := h.providerNames(ss.PoolID()); !names["ss-interrupted"] || len(names) != 1 {
+		t.Errorf("provider instances %v, want the retried runner only", names)
 	}
 }

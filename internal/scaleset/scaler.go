@@ -23,6 +23,7 @@ func (c *Controller) scale(ctx context.Context, ss garrison.ScaleSet, svc Servic
 	if err != nil {
 		return err
 	}
+	insts = c.retireDead(ctx, ss, insts)
 	var live []garrison.Instance
 	var pending []string // instances with a provider step to take
 	for _, in := range insts {
@@ -89,37 +90,44 @@ func (c *Controller) scaleUp(ctx context.Context, ss garrison.ScaleSet, svc Serv
 	return errors.Join(errs...)
 }
 
-// newRunner registers one JIT runner and stores its pending_create instance (SS-10). If
-// the instance cannot be stored, the runner is removed again.
+// newRunner stores a pending_create instance, registers its JIT runner and records the
+// runner on it (SS-10). The instance is stored first, as a pool's is, so that a crash
+// between registering and recording leaves a record behind, never a runner on the forge
+// that nothing knows of: the instances controller drops a scale-set request with no JIT
+// configuration, removing the forge runner of its name if the registration went through.
+// A registration the service refuses is dropped the same way.
 func (c *Controller) newRunner(ctx context.Context, ss garrison.ScaleSet, ctrl garrison.Controller, svc Service) (string, error) {
-	var (
-		jit  JITConfig
-		name string
-		err  error
-	)
-	for range 3 { // a taken name (a crash between registering and storing) gets a new one
-		name = runnerName(ss.RunnerPrefix)
-		if jit, err = svc.GenerateJITConfig(ctx, ss.ScaleSetID, name); !errors.Is(err, garrison.ErrConflict) {
-			break
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("scaleset %d: generate JIT config: %w", ss.ID, err)
-	}
 	in := garrison.Instance{
-		Name: name, ScaleSetID: ss.ID, ProviderName: ss.ProviderName, AgentID: jit.RunnerID,
+		Name: runnerName(ss.RunnerPrefix), ScaleSetID: ss.ID, ProviderName: ss.ProviderName,
 		OSType: ss.OSType, OSArch: ss.OSArch, Status: garrison.InstancePendingCreate,
-		RunnerStatus: garrison.RunnerPending, JITConfig: jit.Files, RunnerGroup: ss.RunnerGroup,
+		RunnerStatus: garrison.RunnerPending, RunnerGroup: ss.RunnerGroup,
 		Generation: ss.Generation, MetadataURL: ctrl.MetadataURL, CallbackURL: ctrl.CallbackURL,
 	}
 	if _, err := c.o.Store.CreateInstance(ctx, in); err != nil {
-		if rerr := svc.RemoveRunner(ctx, jit.RunnerID); rerr != nil && !errors.Is(rerr, garrison.ErrNotFound) {
-			c.log.Warn("scaleset: removing the runner of an instance not stored", c.attrs(ss, slog.Any("err", rerr))...)
-		}
-		return "", fmt.Errorf("scaleset %d: store runner %s: %w", ss.ID, name, err)
+		return "", fmt.Errorf("scaleset %d: store runner %s: %w", ss.ID, in.Name, err)
 	}
-	return name, nil
+	jit, err := svc.GenerateJITConfig(ctx, ss.ScaleSetID, in.Name)
+	if err != nil {
+		c.o.OnInstances(in.Name) // dropped
+		return "", fmt.Errorf("scaleset %d: generate JIT config: %w", ss.ID, err)
+	}
+	_, err = c.o.Store.UpdateInstance(ctx, in.Name, func(i *garrison.Instance) error {
+		if i.Status != garrison.InstancePendingCreate || len(i.JITConfig) > 0 {
+			return errMovedOn
+		}
+		i.JITConfig, i.AgentID = jit.Files, jit.RunnerID
+		return nil
+	})
+	if err != nil {
+		if rerr := svc.RemoveRunner(ctx, jit.RunnerID); rerr != nil && !errors.Is(rerr, garrison.ErrNotFound) {
+			c.log.Warn("scaleset: removing the runner of an instance not recorded", c.attrs(ss, slog.Any("err", rerr))...)
+		}
+		return "", fmt.Errorf("scaleset %d: record runner %s: %w", ss.ID, in.Name, err)
+	}
+	return in.Name, nil
 }
+
+var errMovedOn = errors.New("the instance moved on while its runner was registered")
 
 // scaleDown removes up to n idle runners: deregistered from the service first (a runner
 // that took a job meanwhile refuses, and stays), then marked for deletion.

@@ -14,16 +14,17 @@ import (
 	"github.com/garrison-ci/garrison/internal/pgnotify"
 )
 
-// newReplicaID names this process among the replicas sharing a database: its host name,
-// its process id and a random suffix, so that no two processes (not even a restarted
-// one and a paused predecessor) share a name, and so their claims and fencing tokens
-// stay apart.
-func newReplicaID() string {
+// newReplicaID names this process among the replicas sharing a database: its host name
+// and its listen address. Two live replicas never share it (they cannot listen on one
+// address of one host), and a server restarted after a crash has its predecessor's, so
+// it takes back at once the pool leases and scale-set sessions that one held instead of
+// leaving them without a holder until they lapse (found by the scale-set crash test).
+func newReplicaID(listen string) string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "localhost"
 	}
-	return sanitizeID(host) + "-" + strconv.Itoa(os.Getpid()) + "-" + randomSuffix()
+	return sanitizeID(host + "-" + listen)
 }
 
 // sanitizeID keeps a replica id to printable ASCII without spaces or commas.

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/scaleset"
 	"github.com/garrison-ci/garrison/internal/scaleset/actions"
@@ -13,8 +10,8 @@ import (
 // listeners hand the runners they create or retire to the reconciler's instance
 // controller. Each process claims sessions under its own owner name,
 // garm-<controller id>-<replica id>, so that replicas sharing a database tell their
-// claims apart (the claims list shows which replica holds a session) and a restarted
-// process takes over its predecessor's sessions once their claims lapse.
+// claims apart (the claims list shows which replica holds a session), and a server
+// restarted after a crash (same replica id) takes its predecessor's sessions back at once.
 func (a *Server) wireScaleSets(ctrl garrison.Controller) {
 	a.actions = actions.New(actions.Options{Store: a.store, Logger: a.logger})
 	a.scaleSets = scaleset.New(scaleset.Options{
@@ -22,12 +19,6 @@ func (a *Server) wireScaleSets(ctrl garrison.Controller) {
 		OnInstances: a.pools.NotifyInstances, Metrics: scaleset.NewMetrics(a.metrics.Registry),
 		StrandedAfter: a.cfg.Reconcile.StrandedTimeout, Logger: a.logger,
 	})
-}
-
-func randomSuffix() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // scaleSetOwner names a replica in scale-set session claims and as the forge session's

@@ -70,7 +70,7 @@ func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) 
 	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(m.ObserveJobs(st), hub), backend: st, events: hub,
 		metrics: m, managers: newPoolManagers(), replicaID: cfg.Server.ReplicaID}
 	if a.replicaID == "" {
-		a.replicaID = newReplicaID()
+		a.replicaID = newReplicaID(cfg.APIServer.Addr())
 	}
 	a.cluster = newCluster(a)
 	if err := a.wire(ctx); err != nil {

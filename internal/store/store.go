@@ -372,7 +372,13 @@ type Snapshot struct {
 	// Pools keep their IDs and their tags' order; tags are matched by name. A non-zero
 	// TemplateID must name a template of the snapshot or the store.
 	Pools []garrison.Pool
-	// Instances keep their IDs and names; their StatusMessages are written too.
+	// ScaleSets keep their IDs, their forge ScaleSetID, LastMessageID (the listener
+	// resumes after it) and DesiredRunnerCount, and their tags' order; tags are matched by
+	// name. Session is not imported: the claim starts free. A non-zero TemplateID must
+	// name a template of the snapshot or the store.
+	ScaleSets []garrison.ScaleSet
+	// Instances keep their IDs and names; their StatusMessages are written too. An
+	// instance names its pool (PoolID) or its scale set (ScaleSetID).
 	Instances []garrison.Instance
 	// Jobs keep their forge ids and get new Seq values in this order.
 	Jobs []garrison.Job

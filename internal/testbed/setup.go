@@ -1,6 +1,7 @@
 package testbed
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -50,16 +51,25 @@ const DemoScaleSet = "demo-scaleset"
 // addScaleSet adds the demo's runner scale set next to the pools: its demand comes from
 // the simulator's Actions service, not from webhooks.
 func (b *Bed) addScaleSet(ctx context.Context, repoID string) error {
-	ss, err := b.API.CreateScaleSet(ctx, apiclient.Repositories, repoID, apiv1.CreateScaleSetParams{
-		Name: DemoScaleSet, ProviderName: ProviderName, MaxRunners: 4, MinIdleRunners: 0,
-		Image: "demo", Flavor: "small", OSType: "linux", OSArch: "amd64", Enabled: true,
+	_, err := b.AddScaleSet(ctx, repoID, apiv1.CreateScaleSetParams{
+		Name: DemoScaleSet, MaxRunners: 4, MinIdleRunners: 0, Flavor: "small",
 	})
+	return err
+}
+
+// AddScaleSet adds an enabled runner scale set to the repository repoID (by default on
+// the bed's provider, image "demo", linux/amd64) and records its id in ScaleSetIDs. Jobs whose runs-on is its name go to it.
+func (b *Bed) AddScaleSet(ctx context.Context, repoID string, p apiv1.CreateScaleSetParams) (apiv1.ScaleSet, error) {
+	p.ProviderName = cmp.Or(p.ProviderName, ProviderName)
+	p.Image, p.OSType, p.OSArch = cmp.Or(p.Image, "demo"), cmp.Or(p.OSType, "linux"), cmp.Or(p.OSArch, "amd64")
+	p.Enabled = true
+	ss, err := b.API.CreateScaleSet(ctx, apiclient.Repositories, repoID, p)
 	if err != nil {
-		return fmt.Errorf("creating scale set %s: %w", DemoScaleSet, err)
+		return ss, fmt.Errorf("creating scale set %s: %w", p.Name, err)
 	}
 	b.ScaleSetIDs = append(b.ScaleSetIDs, ss.ID)
-	fmt.Fprintf(b.out, "  scale set %-6s runs-on %s, max %d, min idle %d\n", "", DemoScaleSet, ss.MaxRunners, ss.MinIdleRunners)
-	return nil
+	fmt.Fprintf(b.out, "  scale set %-6s runs-on %s, max %d, min idle %d\n", "", p.Name, ss.MaxRunners, ss.MinIdleRunners)
+	return ss, nil
 }
 
 // SetupRepo does through the REST API what an administrator would: first run, login,

@@ -22,7 +22,7 @@ func (s *Store) Import(ctx context.Context, snap store.Snapshot) error {
 		}
 		steps := []func(context.Context, conn, store.Snapshot, time.Time) error{
 			s.importController, s.importUsers, s.importEndpoints, s.importCredentials,
-			s.importEntities, s.importTags, s.importTemplates, s.importProxies, s.importPools, s.importInstances,
+			s.importEntities, s.importTags, s.importTemplates, s.importProxies, s.importPools, s.importScaleSets, s.importInstances,
 			s.importJobs, s.importObjects,
 		}
 		for _, step := range steps {

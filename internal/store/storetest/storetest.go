@@ -69,7 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	for _, group := range [][]testCase{
 		controllerCases, userCases, endpointCases, credentialsCases, entityCases, forgeInstanceCases, proxyCases, objectCases, objectContentCases, eventCases,
 		poolCases, scaleSetCases, instanceCases, instanceEventCases, jobCases, leaseCases, fencingCases, replicaCases, lifecycleCases, migrationCases, orderCases,
-		importCases, templateCases,
+		importCases, importScaleSetCases, templateCases,
 	} {
 		cases = append(cases, group...)
 	}
