@@ -77,8 +77,9 @@ func TestRefusals(t *testing.T) {
 			o.SkipUnsupported = false
 			mutate(t, dir, `INSERT INTO scale_sets (id, created_at, updated_at, scale_set_id, name, provider_name, max_runners,
 				os_type, os_arch, repo_id) VALUES (1, '2026-11-24 12:00:00+00:00', '2026-11-24 12:00:00+00:00', 7, 'ss', 'lxd', 1,
-				'linux', 'amd64', (SELECT id FROM repositories ORDER BY id LIMIT 1))`)
-		}, ErrBlocked, ExitBlocked, "scale set ss (GitHub id 7) stays registered on GitHub"},
+				'linux', 'amd64', (SELECT r.id FROM repositories r JOIN github_endpoints e ON e.name = r.endpoint_name
+				WHERE e.endpoint_type = 'gitea' LIMIT 1))`)
+		}, ErrBlocked, ExitBlocked, "scale set ss (GitHub id 7) not imported: its entity"},
 		{"unknown provider", func(t *testing.T, _, _ string, o *Options) {
 			o.Providers, o.SkipUnsupported = []string{"docker"}, false
 		},
