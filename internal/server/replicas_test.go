@@ -28,7 +28,7 @@ func pgReplicaConfig(t *testing.T) string {
 func TestReplicasAnnounceWork(t *testing.T) {
 	body := pgReplicaConfig(t)
 	a, _ := probeApp(t, body)
-	b, _ := probeApp(t, body)
+	b, _ := probeApp(t, body+"[apiserver]\nport = 9998\n") // replicas listen apart
 	if a.replicaID == b.replicaID || a.replicaID == "" {
 		t.Fatalf("replica ids %q and %q", a.replicaID, b.replicaID)
 	}
