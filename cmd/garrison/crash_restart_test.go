@@ -84,7 +84,7 @@ func TestCrashRestart(t *testing.T) {
 	expectNoLeaks(t, c.Bed, 5*time.Minute)
 	t.Logf("%d kills in all; scaled down by itself, nothing left, %s after the first job was queued",
 		crashKills+crashDownKills, time.Since(start).Round(time.Second))
-	if err := c.srv.stop(); err != nil {
+	if err := c.srv.Stop(); err != nil {
 		t.Errorf("final server stop: %v", err)
 	}
 }
@@ -94,11 +94,11 @@ func TestCrashRestart(t *testing.T) {
 func (c *crashRun) killAndRestart(t *testing.T, rng *rand.Rand, whileDown func()) {
 	t.Helper()
 	time.Sleep(crashMinInterval + time.Duration(rng.Int64N(int64(crashMaxInterval-crashMinInterval))))
-	c.srv.kill()
+	c.srv.Kill()
 	if whileDown != nil {
 		whileDown()
 	}
-	if err := c.srv.start(t.Context()); err != nil {
+	if err := c.srv.Start(t.Context()); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
 }
@@ -151,10 +151,10 @@ func newCrashRun(t *testing.T) *crashRun {
 	c := &crashRun{Bed: b}
 	c.srv = newCrashServer(t, b.Path("data"), freeAddr(t), b.ConfigFile(), b.Path("server.log"))
 	t.Cleanup(func() { c.close(t) })
-	if err := c.srv.start(t.Context()); err != nil {
+	if err := c.srv.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	b.URL = c.srv.url
+	b.URL = c.srv.URL
 	if err := b.Setup(t.Context()); err != nil {
 		t.Fatalf("setting up: %v", err)
 	}
@@ -167,7 +167,7 @@ func (c *crashRun) close(t *testing.T) {
 	if t.Failed() {
 		c.logInstances(t)
 	}
-	c.srv.kill()
+	c.srv.Kill()
 	if t.Failed() {
 		b, _ := os.ReadFile(c.Path("server.log"))
 		if len(b) > 30000 {
