@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,11 +144,7 @@ func (r *replicaRun) close(t *testing.T) {
 	}
 	if t.Failed() {
 		for i := range r.n {
-			b, _ := os.ReadFile(r.ReplicaLog(i))
-			if len(b) > 15000 {
-				b = b[len(b)-15000:]
-			}
-			t.Logf("replica %d log (tail):\n%s", i, b)
+			t.Logf("replica %d log, warnings and errors (last 80):\n%s", i, problemLines(r.ReplicaLog(i), 80))
 		}
 	}
 	if err := r.Close(false); err != nil {
@@ -178,7 +175,8 @@ func (r *replicaRun) waitCompleted(t *testing.T, ids []int64, limit time.Duratio
 	t.Helper()
 	eventuallyWithin(t, limit, "every job completed", func() (bool, string) {
 		done := r.CompletedJobs(ids)
-		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s", done, len(ids), r.RunnerCounts(t.Context()))
+		return done == len(ids), fmt.Sprintf("%d of %d jobs completed; %s; not completed: %s",
+			done, len(ids), r.RunnerCounts(t.Context()), r.describeUnfinished(ids))
 	})
 }
 
@@ -289,4 +287,28 @@ func (r *replicaRun) instanceNamesUnique(t *testing.T) []string {
 		seen[in.Name] = true
 	}
 	return dup
+}
+
+// describeUnfinished lists the jobs of ids the forge has not completed, with their labels,
+// status and runner.
+func (r *replicaRun) describeUnfinished(ids []int64) string {
+	var out []string
+	for _, id := range ids {
+		if j, ok := r.Sim.Job(id); ok && j.Status != "completed" {
+			out = append(out, fmt.Sprintf("%d %v %s %s", id, j.Labels, j.Status, j.RunnerName))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// problemLines returns the last n WARN and ERROR lines of a server log.
+func problemLines(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out[max(0, len(out)-n):], "")
 }
