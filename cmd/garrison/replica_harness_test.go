@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -143,6 +144,7 @@ func (r *replicaRun) close(t *testing.T) {
 		}
 	}
 	if t.Failed() {
+		r.keepLogs(t)
 		for i := range r.n {
 			t.Logf("replica %d log, warnings and errors (last 80):\n%s", i, problemLines(r.ReplicaLog(i), 80))
 		}
@@ -227,13 +229,16 @@ func (r *replicaRun) servedOnce(ids []int64) served {
 	return s
 }
 
-// check fails the test for every way s is not "served exactly once".
-func (s served) check(t *testing.T, jobs int) {
+// check fails the test for every way s is not "served exactly once". With strictJIT a
+// runner name may have got one JIT config only; without, more are retries (the forge
+// refuses a second live runner of one name, so a create retried after a lost attempt
+// registers the name again only once the first registration is gone).
+func (s served) check(t *testing.T, jobs int, strictJIT bool) {
 	t.Helper()
 	if len(s.unserved) > 0 || s.jobs != jobs {
 		t.Errorf("%d of %d jobs served; not: %v", s.jobs, jobs, s.unserved)
 	}
-	if len(s.duplicateJIT) > 0 {
+	if strictJIT && len(s.duplicateJIT) > 0 {
 		t.Errorf("runners with more than one JIT config (an instance created twice): %v", s.duplicateJIT)
 	}
 	if len(s.sharedRunners) > 0 {
@@ -311,4 +316,27 @@ func problemLines(path string, n int) string {
 		}
 	}
 	return strings.Join(out[max(0, len(out)-n):], "")
+}
+
+// replicaLogsEnv names a directory the replica tests copy the replicas' logs to when
+// they fail.
+const replicaLogsEnv = "GARRISON_REPLICA_LOGS"
+
+// keepLogs copies the replicas' logs to $GARRISON_REPLICA_LOGS/<test>/, when set.
+func (r *replicaRun) keepLogs(t *testing.T) {
+	dir := os.Getenv(replicaLogsEnv)
+	if dir == "" {
+		return
+	}
+	dir = filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Log(err)
+		return
+	}
+	for i := range r.n {
+		if b, err := os.ReadFile(r.ReplicaLog(i)); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, filepath.Base(r.ReplicaLog(i))), b, 0o600)
+		}
+	}
+	t.Logf("replica logs kept in %s", dir)
 }
