@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -605,6 +606,23 @@ func TestServerSection(t *testing.T) {
 	}
 	if d := Default(t.TempDir()).Server; d != (Server{LeaseTTL: time.Minute}) {
 		t.Errorf("defaults = %+v", d)
+	}
+	for _, tc := range []struct {
+		body string
+		warn bool
+	}{
+		{`[server]` + "\n" + `lease_ttl = "15s"`, true},
+		{`[server]` + "\n" + `lease_ttl = "15s"` + "\n[database]\n" + `backend = "postgresql"` + "\n[database.postgresql]\n" + `dsn = "postgres://db/x"`, false},
+		{`[server]` + "\n" + `replica_id = "a"`, false},
+	} {
+		c, err := Parse([]byte(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.Contains(w, "server.lease_ttl") })
+		if warned != tc.warn {
+			t.Errorf("%q: warned %v, want %v (%q)", tc.body, warned, tc.warn, c.Warnings)
+		}
 	}
 	for body, want := range map[string]string{
 		`replica_id = ""`:                                 "server.replica_id",

@@ -81,6 +81,9 @@ func warnWithoutEffect(c *Config, warns *problems) {
 	if c.APIServer.TLS.CACertificate != "" {
 		warns.field("apiserver.tls.ca_certificate", "is ignored: garrison does not request client certificates")
 	}
+	if c.Server.LeaseTTL != DefaultLeaseTTL && c.Database.Backend != BackendPostgres {
+		warns.field("server.lease_ttl", "has no effect with SQLite: only replicas sharing a PostgreSQL database take claims")
+	}
 }
 
 // decodeError turns a decoder failure into typed errors. Syntax errors come

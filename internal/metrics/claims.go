@@ -90,3 +90,41 @@ func kindsOf(counts map[string]uint64) []string {
 	}
 	return kinds
 }
+
+// BusStats count the notifications between replicas (internal/pgnotify) since the start.
+type BusStats struct {
+	Sent, Received, Dropped, Reconnects uint64
+}
+
+var (
+	notificationsDesc = prometheus.NewDesc(namespace+"_replica_notifications_total",
+		"Notifications between replicas: sent, received from the others, and dropped as malformed.",
+		[]string{"direction"}, nil)
+	notifyReconnectsDesc = prometheus.NewDesc(namespace+"_replica_notify_reconnects_total",
+		"Times the listening connection for replica notifications was re-established after a loss.", nil, nil)
+)
+
+// busCollector reads the notification counters when scraped.
+type busCollector struct{ stats func() BusStats }
+
+// AddReplicaBus registers garrison_replica_notifications_total and
+// garrison_replica_notify_reconnects_total, read from stats when scraped.
+func (m *Metrics) AddReplicaBus(stats func() BusStats) error {
+	return m.Registry.Register(busCollector{stats: stats})
+}
+
+func (c busCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- notificationsDesc
+	ch <- notifyReconnectsDesc
+}
+
+func (c busCollector) Collect(ch chan<- prometheus.Metric) {
+	s := c.stats()
+	for _, d := range []struct {
+		direction string
+		n         uint64
+	}{{"sent", s.Sent}, {"received", s.Received}, {"dropped", s.Dropped}} {
+		ch <- prometheus.MustNewConstMetric(notificationsDesc, prometheus.CounterValue, float64(d.n), d.direction)
+	}
+	ch <- prometheus.MustNewConstMetric(notifyReconnectsDesc, prometheus.CounterValue, float64(s.Reconnects))
+}

@@ -72,3 +72,16 @@ func TestLeasesHeld(t *testing.T) {
 		})
 	}
 }
+
+func TestReplicaBusCounters(t *testing.T) {
+	m := New()
+	if err := m.AddReplicaBus(func() BusStats { return BusStats{Sent: 5, Received: 7, Dropped: 1, Reconnects: 2} }); err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, scrape(t, m),
+		`garrison_replica_notifications_total{direction="sent"} 5`,
+		`garrison_replica_notifications_total{direction="received"} 7`,
+		`garrison_replica_notifications_total{direction="dropped"} 1`,
+		`garrison_replica_notify_reconnects_total 2`,
+	)
+}

@@ -2,6 +2,8 @@ package reconcile
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/garrison-ci/garrison/internal/store"
 )
@@ -77,3 +79,30 @@ func (r *Reconciler) HeldPools() int {
 // Resync asks for every pool to be looked at now (after a notification channel was
 // down: whatever it missed is found), as the ResyncInterval timer does.
 func (r *Reconciler) Resync() { r.resync.Add(resyncKey) }
+
+// releaseHeld gives up the pool leases this replica holds, once its steps have stopped,
+// so that another replica takes its pools over at once rather than after the leases
+// expire (a restart, a rolling upgrade).
+func (r *Reconciler) releaseHeld(ctx context.Context) {
+	if r.o.Leases == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r.mu.Lock()
+	pools := make([]string, 0, len(r.held))
+	for id := range r.held {
+		pools = append(pools, id)
+	}
+	clear(r.held)
+	r.mu.Unlock()
+	for _, id := range pools {
+		if err := r.o.Leases.ReleaseLease(ctx, store.PoolClaim(id), r.o.Holder); err != nil {
+			r.log.Warn("reconcile: releasing a pool lease", slog.String("pool", id), slog.Any("err", err))
+			return
+		}
+	}
+	if len(pools) > 0 {
+		r.log.Info("reconcile: released the pool leases", slog.Int("pools", len(pools)))
+	}
+}

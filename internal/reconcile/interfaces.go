@@ -108,9 +108,11 @@ type InjectTemplateFunc func(extraSpecs json.RawMessage, osType string, p Templa
 
 // Leases claims work that must happen once across replicas. Lease acquires or renews
 // the named lease for holder until ttl from now and reports whether holder has it, with
-// the fence its writes under the lease carry (store.WithFence).
+// the fence its writes under the lease carry (store.WithFence). ReleaseLease gives a
+// lease up early (when the reconciler stops).
 type Leases interface {
 	Lease(ctx context.Context, name, holder string, ttl time.Duration) (store.Fence, bool, error)
+	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
 // Policy holds the reconciler's own knobs (see plan.Policy).

@@ -222,8 +222,10 @@ func (r *Reconciler) Notify(poolIDs ...string) {
 }
 
 // Run reconciles until ctx is done: every pool at once (which repairs them), then on
-// Notify and every ResyncInterval. It returns after the running steps have stopped.
+// Notify and every ResyncInterval. It returns after the running steps have stopped, and
+// gives up the pool leases it held (see releaseHeld).
 func (r *Reconciler) Run(ctx context.Context) error {
+	defer r.releaseHeld(context.WithoutCancel(ctx))
 	began := time.Now() // the first pass begins with reading the store
 	if err := r.triage(ctx, func(pools []garrison.Pool) { r.passes.start(began, pools) }); err != nil {
 		return err

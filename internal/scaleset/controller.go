@@ -34,7 +34,7 @@ type Options struct {
 	Store    Store
 	Services Services
 	// Owner names this replica in session claims and as the session's ownerName; unique
-	// per process (the server uses garm-<controller id>-<random>).
+	// per process (the server uses garm-<controller id>-<replica id>).
 	Owner string
 	// ClaimTTL is how long a session claim lasts unless renewed; a dead holder's claim
 	// is taken over after it (default 2 minutes; longer than a long poll).

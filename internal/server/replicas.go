@@ -10,6 +10,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/config"
+	"github.com/garrison-ci/garrison/internal/metrics"
 	"github.com/garrison-ci/garrison/internal/pgnotify"
 )
 
@@ -55,7 +56,10 @@ func (a *Server) wireNotifications(ctrl garrison.Controller) error {
 		return fmt.Errorf("replica notifications: %w", err)
 	}
 	a.bus = bus
-	return nil
+	return a.metrics.AddReplicaBus(func() metrics.BusStats {
+		s := bus.Stats()
+		return metrics.BusStats{Sent: s.Sent, Received: s.Received, Dropped: s.Dropped, Reconnects: s.Reconnects}
+	})
 }
 
 // notifyChannel is the LISTEN/NOTIFY channel of an installation: channels are global to

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -50,6 +51,14 @@ func TestReplicasAnnounceWork(t *testing.T) {
 		b.notifyScaleSet(7)
 		return a.bus.Stats().Received > 0
 	})
+	rec := httptest.NewRecorder()
+	b.metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{`garrison_replica_notifications_total{direction="received"}`, `garrison_leases_held{kind="pool"}`,
+		`garrison_fencing_refusals_total{claim_kind="pool"} 0`} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("b's metrics lack %s", want)
+		}
+	}
 	ctrl, err := a.store.Controller(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,7 @@ var dialect = &sqlstore.Dialect{
 	Name:                  "postgres",
 	NumberedParams:        true,
 	ForUpdate:             " FOR UPDATE",
-	ForShare:              " FOR SHARE",
+	ForShare:              " FOR KEY SHARE",
 	Lock:                  "SELECT pg_advisory_xact_lock(?)",
 	IsUniqueViolation:     hasCode(uniqueViolation),
 	IsForeignKeyViolation: hasCode(foreignKeyViolation),

@@ -15,10 +15,11 @@ type Dialect struct {
 	// ForUpdate is appended to the row read of a read-modify-write transaction to lock
 	// the row (" FOR UPDATE"), or "" where a write transaction already excludes others.
 	ForUpdate string
-	// ForShare is appended to a read that must keep the row from changing until the
-	// transaction ends while letting other readers do the same (" FOR SHARE"): a fence
-	// check holds its claim's row so that no takeover commits between check and write.
-	// "" where a write transaction already excludes others.
+	// ForShare is appended to a read that must keep the row from being locked for update
+	// until the transaction ends while letting other readers do the same (" FOR KEY
+	// SHARE"): a fence check holds its claim's row so that no takeover (which reads the
+	// row FOR UPDATE before it changes the token) commits between check and write. ""
+	// where a write transaction already excludes others.
 	ForShare string
 	// Lock is a statement taking one int64 argument that takes a lock held until the
 	// transaction ends (a PostgreSQL advisory lock), or "" where write transactions are

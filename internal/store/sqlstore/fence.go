@@ -14,9 +14,10 @@ import (
 )
 
 // checkFence refuses the transaction's write with garrison.ErrFenced when ctx carries a
-// fence whose claim has a newer token. The claim's row is read with a share lock, so no
-// takeover commits between the check and the write: a write is either made before the
-// takeover or refused after it.
+// fence whose claim has a newer token. The claim's row is read with a share lock, and a
+// takeover changes a token only after locking the row for update, so no takeover commits
+// between the check and the write: a write is either made before the takeover or
+// refused after it.
 func (s *Store) checkFence(ctx context.Context, c conn) error {
 	f, ok := store.FenceOf(ctx)
 	if !ok {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -12,7 +13,9 @@ import (
 // Bench runs the store benchmarks against stores made by open.
 func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	b.Run("UpdateInstance", func(b *testing.B) { benchUpdateInstance(b, open(b)) })
-	b.Run("UpdateInstanceParallel", func(b *testing.B) { benchUpdateInstanceParallel(b, open(b)) })
+	b.Run("UpdateInstanceParallel", func(b *testing.B) { benchUpdateInstanceParallel(b, open(b), false) })
+	b.Run("UpdateInstanceFenced", func(b *testing.B) { benchUpdateInstanceFenced(b, open(b)) })
+	b.Run("UpdateInstanceFencedParallel", func(b *testing.B) { benchUpdateInstanceParallel(b, open(b), true) })
 	b.Run("ListInstances10k", func(b *testing.B) { benchListInstances(b, open(b), 10_000) })
 	b.Run("ListPools1k", func(b *testing.B) { benchListPools(b, open(b), 1_000) })
 	b.Run("JobWriteUnderLoad", func(b *testing.B) { benchJobUnderLoad(b, open(b), false) })
@@ -63,10 +66,43 @@ func benchUpdateInstance(b *testing.B, s store.Store) {
 	}
 }
 
-func benchUpdateInstanceParallel(b *testing.B, s store.Store) {
+// fenced returns ctx fenced by a lease on the first pool, as a reconciler holding it
+// writes.
+func fenced(b *testing.B, s store.Store) context.Context {
+	pools, err := s.ListPools(b.Context(), store.PoolFilter{})
+	benchMust(b, err)
+	f, held, err := s.Lease(b.Context(), store.PoolClaim(pools[0].ID), "bench", time.Hour)
+	benchMust(b, err)
+	if !held {
+		b.Fatal("lease not held")
+	}
+	return store.WithFence(b.Context(), f)
+}
+
+// benchUpdateInstanceFenced is benchUpdateInstance under a pool lease: the cost of the
+// fencing check.
+func benchUpdateInstanceFenced(b *testing.B, s store.Store) {
+	seedInstances(b, s, 1)
+	ctx := fenced(b, s)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, err := s.UpdateInstance(ctx, "runner-000000", func(i *garrison.Instance) error {
+			i.Heartbeat = time.Now()
+			return nil
+		})
+		benchMust(b, err)
+	}
+}
+
+// benchUpdateInstanceParallel updates 64 instances of one pool at once; with fence, all
+// under the pool's lease (they share its row).
+func benchUpdateInstanceParallel(b *testing.B, s store.Store, fence bool) {
 	const n = 64
 	seedInstances(b, s, n)
 	ctx := b.Context()
+	if fence {
+		ctx = fenced(b, s)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
