@@ -23,6 +23,11 @@ type ReplicaOptions struct {
 	DSN string
 	// LeaseTTL is [server] lease_ttl (0 = the default).
 	LeaseTTL time.Duration
+	// Provider is the provider executable the configs register ("" = ProviderScript).
+	Provider string
+	// Config is more TOML put at the top of each replica's config (sections the
+	// replicas' part does not set: [database], [jwt_auth], [metrics], [server]).
+	Config string
 }
 
 // Replicas are N `garrison server` processes sharing one PostgreSQL database, each with
@@ -48,7 +53,7 @@ func (b *Bed) StartReplicas(ctx context.Context, o ReplicaOptions) (*Replicas, e
 	r := &Replicas{}
 	urls := make([]string, 0, o.N)
 	for i := range o.N {
-		p, err := b.newReplica(i, shared, o.Garrison)
+		p, err := b.newReplica(i, o, shared)
 		if err != nil {
 			return nil, errors.Join(err, r.Close())
 		}
@@ -103,16 +108,20 @@ disable_auth = true
 }
 
 // newReplica writes replica i's config and prepares its process on a free port.
-func (b *Bed) newReplica(i int, shared string, garrison Command) (*ServerProcess, error) {
+func (b *Bed) newReplica(i int, o ReplicaOptions, shared string) (*ServerProcess, error) {
+	provider := o.Provider
+	if provider == "" {
+		provider = b.ProviderScript()
+	}
 	cfg := b.Path(fmt.Sprintf("replica%d.toml", i))
-	if err := os.WriteFile(cfg, []byte(b.ServerConfig(b.ProviderScript())+shared), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(o.Config+b.ServerConfig(provider)+shared), 0o600); err != nil {
 		return nil, err
 	}
 	addr, err := FreeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	return NewServerProcess(garrison, b.Path(fmt.Sprintf("replica%d", i)), addr, cfg, b.Path(fmt.Sprintf("replica%d.log", i)))
+	return NewServerProcess(o.Garrison, b.Path(fmt.Sprintf("replica%d", i)), addr, cfg, b.Path(fmt.Sprintf("replica%d.log", i)))
 }
 
 // ReplicaLog is replica i's log file.
