@@ -68,6 +68,7 @@ Scenarios: ` + bench.ScenarioNames(),
 	f.StringVar(&garrison, "garrison", "", "the garrison binary to run as the server (default: garrison beside this binary, else a build of ./cmd/garrison)")
 	f.StringVar(&simProvider, "sim-provider", "", "standalone simulation provider executable (go build -o DIR/garrison-provider-sim ./providers/sim; default: that name beside this binary, else a build, else this binary)")
 	f.StringVar(&postgresDSN, "postgres", os.Getenv("GARRISON_TEST_POSTGRES_DSN"), "PostgreSQL server (postgres:// URL of a role that may create databases) for the replicas scenario's database, made and dropped by the run (default $GARRISON_TEST_POSTGRES_DSN)")
+	f.IntVar(&o.Replicas, "replicas", 0, "the replicas scenario's number of servers (default 3; 1 measures the same load on one server on PostgreSQL)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (server.log, provider-calls.log, data/)")
 	return cmd
 }

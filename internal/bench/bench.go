@@ -34,6 +34,8 @@ type Options struct {
 	// NewDatabase makes a new PostgreSQL database and returns its DSN and a function that
 	// drops it: the replicas scenario runs on it (garrison-dev bench --postgres).
 	NewDatabase func(context.Context) (dsn string, drop func(context.Context) error, err error)
+	// Replicas is the replicas scenario's number of servers (0 = 3).
+	Replicas int
 }
 
 // scenario is one named load: run drives an environment and fills the result.
@@ -89,6 +91,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--duration %s: want 0 to 2h", o.Duration)
 	case o.BootDelay < 0 || o.BootDelay > time.Minute:
 		return fmt.Errorf("--boot-delay %s: want 0 to 1m", o.BootDelay)
+	case o.Replicas < 0 || o.Replicas > 9:
+		return fmt.Errorf("--replicas %d: want 1 to 9", o.Replicas)
 	case o.Scenario == replicasScenario && o.NewDatabase == nil:
 		return fmt.Errorf("--scenario %s needs --postgres (a postgres:// URL of a role that may create databases)", replicasScenario)
 	}

@@ -17,7 +17,7 @@ const replicasScenario = "replicas"
 
 // The replicas scenario's shape.
 const (
-	benchReplicas = 3
+	defaultReplicas = 3
 	// benchLeaseTTL is the replicas' [server] lease_ttl: a dead replica's pools wait
 	// about this long for another.
 	benchLeaseTTL = 5 * time.Second
@@ -40,14 +40,14 @@ func (e *env) startReplicas(ctx context.Context, provider string) error {
 	if err != nil {
 		return fmt.Errorf("making the replicas' database: %w", err)
 	}
-	reps, err := e.StartReplicas(ctx, testbed.ReplicaOptions{N: benchReplicas, Garrison: e.o.Server, DSN: dsn,
+	reps, err := e.StartReplicas(ctx, testbed.ReplicaOptions{N: e.o.replicas(), Garrison: e.o.Server, DSN: dsn,
 		LeaseTTL: benchLeaseTTL, Provider: provider})
 	if err != nil {
 		return errors.Join(err, drop(context.WithoutCancel(ctx)))
 	}
 	e.replicas = &replicaSet{Replicas: reps, drop: drop}
 	fmt.Fprintf(e.out, "garrison-dev bench %s (scale %v) in %s\n  %d replicas behind %s, lease TTL %s  forge simulator %s\n",
-		e.o.Scenario, e.o.Scale, e.Dir, benchReplicas, e.URL, benchLeaseTTL, e.Sim.URL())
+		e.o.Scenario, e.o.Scale, e.Dir, e.o.replicas(), e.URL, benchLeaseTTL, e.Sim.URL())
 	return nil
 }
 
@@ -82,8 +82,20 @@ func runReplicas(ctx context.Context, e *env, r *Result) error {
 		jobs: e.o.scaled(300, 12), spread: e.o.Duration}); err != nil {
 		return err
 	}
-	r.note("%d replicas on one PostgreSQL database behind a round-robin load balancer; lease TTL %s", benchReplicas, benchLeaseTTL)
+	r.note("%d replicas on one PostgreSQL database behind a round-robin load balancer; lease TTL %s", e.o.replicas(), benchLeaseTTL)
+	r.Replicas = ptr(e.o.replicas())
+	if e.o.replicas() < 2 {
+		return nil // no one to take over
+	}
 	return e.takeover(ctx, r)
+}
+
+// replicas is the replicas scenario's number of servers.
+func (o Options) replicas() int {
+	if o.Replicas == 0 {
+		return defaultReplicas
+	}
+	return o.Replicas
 }
 
 // takeover kills the replica holding the most pools and measures its pools' takeover.

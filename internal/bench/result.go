@@ -57,6 +57,7 @@ type Result struct {
 	TakeoverClaimMS  *float64 `json:"takeover_claim_ms,omitempty"`
 	TakeoverServedMS *float64 `json:"takeover_served_ms,omitempty"`
 	TakeoverPools    *int     `json:"takeover_pools,omitempty"`
+	Replicas         *int     `json:"replicas,omitempty"`
 
 	Repos           *int           `json:"repos,omitempty"`
 	Pools           *int           `json:"pools,omitempty"`
