@@ -1,11 +1,13 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
 )
 
@@ -29,19 +31,31 @@ var fencingParallelCases = []testCase{
 			t.Fatal("the scale set's claim was not granted")
 		}
 		fenced := store.WithFence(ctx, store.Fence{Claim: store.ScaleSetClaim(ss.ID), Token: sess.Token})
-		var wg sync.WaitGroup
-		errs := make([]error, fencingParallelWrites)
-		for i := range fencingParallelWrites {
-			wg.Go(func() {
-				_, errs[i] = s.CreateInstance(fenced, newScaleSetInstance(fmt.Sprintf("garm-par-%d", i), ss.ID))
-			})
-		}
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				t.Errorf("fenced create %d of %d at once: %v", i, fencingParallelWrites, err)
-			}
-		}
+		createAtOnce(t, s, fenced, func(name string) garrison.Instance { return newScaleSetInstance(name, ss.ID) })
 		wantEqual(t, "instances stored", len(ok(s.ListInstances(ctx, store.InstanceFilter{ScaleSetID: ss.ID})).get(t)), fencingParallelWrites)
 	}},
+	{"Fencing/PoolParallelCreates", func(t *testing.T, _ Backend, s store.Store) {
+		ctx := t.Context()
+		f := setup(t, s)
+		fenced := store.WithFence(ctx, lease(t, s, store.PoolClaim(f.pool.ID), "a", time.Hour))
+		createAtOnce(t, s, fenced, func(name string) garrison.Instance { return newInstance(name, f.pool.ID) })
+		wantEqual(t, "instances stored", len(ok(s.ListInstances(ctx, store.InstanceFilter{PoolID: f.pool.ID})).get(t)), fencingParallelWrites)
+	}},
+}
+
+// createAtOnce creates fencingParallelWrites instances made by newInst at once under ctx's
+// fence; every create must succeed.
+func createAtOnce(t *testing.T, s store.Store, ctx context.Context, newInst func(name string) garrison.Instance) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, fencingParallelWrites)
+	for i := range fencingParallelWrites {
+		wg.Go(func() { _, errs[i] = s.CreateInstance(ctx, newInst(fmt.Sprintf("garm-par-%d", i))) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("fenced create %d of %d at once: %v", i, fencingParallelWrites, err)
+		}
+	}
 }
