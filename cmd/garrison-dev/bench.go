@@ -1,17 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/garrison-ci/garrison/internal/bench"
+	"github.com/garrison-ci/garrison/internal/store/postgres"
 )
 
 func newBenchCmd() *cobra.Command {
 	o := bench.Options{}
-	var garrison, simProvider string
+	var garrison, simProvider, postgresDSN string
 	cmd := &cobra.Command{
 		Use:   "bench --scenario NAME",
 		Short: "Measure garrison under a named load, offline (forge simulator, simulation provider)",
@@ -33,6 +35,11 @@ garrison-dev, else a fresh build of ./providers/sim, else garrison-dev itself.
 Scenarios: ` + bench.ScenarioNames(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if postgresDSN != "" {
+				o.NewDatabase = func(ctx context.Context) (string, func(context.Context) error, error) {
+					return postgres.CreateScratchDatabase(ctx, postgresDSN, "garrison_bench_")
+				}
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -60,6 +67,8 @@ Scenarios: ` + bench.ScenarioNames(),
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server over the measured window to this file")
 	f.StringVar(&garrison, "garrison", "", "the garrison binary to run as the server (default: garrison beside this binary, else a build of ./cmd/garrison)")
 	f.StringVar(&simProvider, "sim-provider", "", "standalone simulation provider executable (go build -o DIR/garrison-provider-sim ./providers/sim; default: that name beside this binary, else a build, else this binary)")
+	f.StringVar(&postgresDSN, "postgres", os.Getenv("GARRISON_TEST_POSTGRES_DSN"), "PostgreSQL server (postgres:// URL of a role that may create databases) for the replicas scenario's database, made and dropped by the run (default $GARRISON_TEST_POSTGRES_DSN)")
+	f.IntVar(&o.Replicas, "replicas", 0, "the replicas scenario's number of servers (default 3; 1 measures the same load on one server on PostgreSQL)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the temporary directory (server.log, provider-calls.log, data/)")
 	return cmd
 }

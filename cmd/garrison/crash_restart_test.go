@@ -80,7 +80,7 @@ func TestCrashRestart(t *testing.T) {
 	expectNoLeaks(t, c.Bed, 5*time.Minute)
 	t.Logf("%d kills in all; scaled down by itself, nothing left, %s after the first job was queued",
 		crashKills+crashDownKills, time.Since(start).Round(time.Second))
-	if err := c.srv.stop(); err != nil {
+	if err := c.srv.Stop(); err != nil {
 		t.Errorf("final server stop: %v", err)
 	}
 }
@@ -96,11 +96,11 @@ func (c *crashRun) killAndRestart(t *testing.T, rng *rand.Rand, whileDown func()
 // restart kills the server now, runs whileDown (if any) and starts the server again.
 func (c *crashRun) restart(t *testing.T, whileDown func()) {
 	t.Helper()
-	c.srv.kill()
+	c.srv.Kill()
 	if whileDown != nil {
 		whileDown()
 	}
-	if err := c.srv.start(t.Context()); err != nil {
+	if err := c.srv.Start(t.Context()); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
 }
@@ -178,10 +178,10 @@ func startCrashRun(t *testing.T, o testbed.Options, setup func(*testbed.Bed, con
 	c := &crashRun{Bed: b}
 	c.srv = newCrashServer(t, b.Path("data"), freeAddr(t), b.ConfigFile(), b.Path("server.log"))
 	t.Cleanup(func() { c.close(t) })
-	if err := c.srv.start(t.Context()); err != nil {
+	if err := c.srv.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	b.URL = c.srv.url
+	b.URL = c.srv.URL
 	if err := setup(b, t.Context()); err != nil {
 		t.Fatalf("setting up: %v", err)
 	}
@@ -194,7 +194,7 @@ func (c *crashRun) close(t *testing.T) {
 	if t.Failed() {
 		c.logInstances(t)
 	}
-	c.srv.kill()
+	c.srv.Kill()
 	if t.Failed() {
 		t.Logf("server log (tail, without the access log):\n%s", logTail(c.Path("server.log"), 30000))
 	}

@@ -92,7 +92,7 @@ func TestCrashRestartScaleSet(t *testing.T) {
 	})
 	t.Logf("%d kills in all (trapped: %v); %s; at most %d live runners; nothing left, %s after the first job was queued",
 		kills, sprung, summary, peak.Load(), time.Since(start).Round(time.Second))
-	if err := c.srv.stop(); err != nil {
+	if err := c.srv.Stop(); err != nil {
 		t.Errorf("final server stop: %v", err)
 	}
 }

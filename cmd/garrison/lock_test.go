@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/garrison-ci/garrison/internal/server"
+	"github.com/garrison-ci/garrison/internal/testbed"
 )
 
 // TestSecondServerRefused runs a real server process, then a second server on the same
@@ -29,27 +30,27 @@ func TestSecondServerRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := newCrashServer(t, data, freeAddr(t), cfg, filepath.Join(dir, "first.log"))
-	if err := first.start(t.Context()); err != nil {
+	if err := first.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(first.kill)
+	t.Cleanup(first.Kill)
 
 	out := secondServer(t, data, cfg)
-	for _, want := range []string{data, "pid " + strconv.Itoa(first.cmd.Process.Pid)} {
+	for _, want := range []string{data, "pid " + strconv.Itoa(first.Pid())} {
 		if !strings.Contains(out, want) {
 			t.Errorf("refusal %q does not say %q", out, want)
 		}
 	}
 
-	first.kill()
+	first.Kill()
 	if _, err := os.Stat(filepath.Join(data, server.LockFileName)); err != nil {
 		t.Fatalf("the killed server's lock file: %v", err)
 	}
 	again := newCrashServer(t, data, freeAddr(t), cfg, filepath.Join(dir, "again.log"))
-	if err := again.start(t.Context()); err != nil {
+	if err := again.Start(t.Context()); err != nil {
 		t.Fatalf("a stale lock file blocked the next server: %v", err)
 	}
-	if err := again.stop(); err != nil {
+	if err := again.Stop(); err != nil {
 		t.Error(err)
 	}
 }
@@ -66,11 +67,11 @@ func secondServer(t *testing.T, data, cfg string) string {
 	go func() {
 		done <- run(ctx, []string{"server", "--data-dir", data, "--config", cfg, "--listen", addr}, nil, &out, &out)
 	}()
-	ready := &crashServer{url: "http://" + addr, done: make(chan error, 1)}
-	go func() { ready.done <- fmt.Errorf("exit status %d", <-done) }()
-	if err := ready.waitReady(ctx); err == nil {
+	exited := make(chan error, 1)
+	go func() { exited <- fmt.Errorf("exit status %d", <-done) }()
+	if err := testbed.WaitReady(ctx, "http://"+addr, exited); err == nil {
 		cancel()
-		<-ready.done
+		<-exited
 		t.Fatalf("a second server started on the same data directory:\n%s", out.String())
 	}
 	return out.String()

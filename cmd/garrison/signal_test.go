@@ -29,10 +29,10 @@ func TestSIGHUPReopensLogFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := newCrashServer(t, filepath.Join(dir, "data"), freeAddr(t), cfg, filepath.Join(dir, "stderr.log"))
-	if err := srv.start(t.Context()); err != nil {
+	if err := srv.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(srv.kill)
+	t.Cleanup(srv.Kill)
 	waitForLine(t, srv, logPath, "garrison server listening")
 
 	moved := filepath.Join(dir, "garrison.log.1")
@@ -60,7 +60,7 @@ func TestSIGHUPReopensLogFile(t *testing.T) {
 	}
 	checkServing(t, srv)
 
-	if err := srv.stop(); err != nil {
+	if err := srv.Stop(); err != nil {
 		t.Fatalf("SIGTERM: %v\n%s", err, readFile(t, filepath.Join(dir, "stderr.log")))
 	}
 	log := readFile(t, logPath)
@@ -95,7 +95,7 @@ func gunzipFile(t *testing.T, path string) string {
 
 func hangUp(t *testing.T, srv *crashServer) {
 	t.Helper()
-	if err := srv.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := srv.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -105,7 +105,7 @@ func checkServing(t *testing.T, srv *crashServer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.url+"/healthz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/healthz", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,11 +123,8 @@ func checkServing(t *testing.T, srv *crashServer) {
 func waitForLine(t *testing.T, srv *crashServer, path, want string) {
 	t.Helper()
 	waitFor(t, fmt.Sprintf("%q in %s", want, filepath.Base(path)), func() bool {
-		select {
-		case err := <-srv.done:
-			srv.done <- err
+		if exited, err := srv.Exited(); exited {
 			t.Fatalf("the server exited (%v) before writing %q", err, want)
-		default:
 		}
 		b, err := os.ReadFile(path)
 		return err == nil && strings.Contains(string(b), want)

@@ -31,6 +31,11 @@ type Options struct {
 	Tools testbed.Command
 	// SimProvider is the standalone simulation provider executable ("" = Tools').
 	SimProvider string
+	// NewDatabase makes a new PostgreSQL database and returns its DSN and a function that
+	// drops it: the replicas scenario runs on it (garrison-dev bench --postgres).
+	NewDatabase func(context.Context) (dsn string, drop func(context.Context) error, err error)
+	// Replicas is the replicas scenario's number of servers (0 = 3).
+	Replicas int
 }
 
 // scenario is one named load: run drives an environment and fills the result.
@@ -52,6 +57,7 @@ func scenarios() []scenario {
 		{"scale", "10,000 live idle instances across 1,000 pools, then 10% churn per minute", 3 * time.Minute, runScale},
 		{"restart", "scale's instances, server killed (SIGKILL) and restarted", time.Minute, runRestart},
 		{"scaleset-burst", "1,000 jobs queued within --duration (10 s) across 20 runner scale sets (max 50 runners each)", 10 * time.Second, runScaleSetBurst},
+		{replicasScenario, "three replicas on one PostgreSQL database (--postgres): 300 jobs within --duration (10 s) across 20 pools, then one replica killed (SIGKILL) and its pools' takeover timed", 10 * time.Second, runReplicas},
 	}
 }
 
@@ -85,6 +91,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--duration %s: want 0 to 2h", o.Duration)
 	case o.BootDelay < 0 || o.BootDelay > time.Minute:
 		return fmt.Errorf("--boot-delay %s: want 0 to 1m", o.BootDelay)
+	case o.Replicas < 0 || o.Replicas > 9:
+		return fmt.Errorf("--replicas %d: want 1 to 9", o.Replicas)
+	case o.Scenario == replicasScenario && o.NewDatabase == nil:
+		return fmt.Errorf("--scenario %s needs --postgres (a postgres:// URL of a role that may create databases)", replicasScenario)
 	}
 	return nil
 }

@@ -160,13 +160,14 @@ func TestOptionsValidate(t *testing.T) {
 		t.Fatalf("burst at scale 1: %v", err)
 	}
 	for name, bad := range map[string]func(*Options){
-		"unknown scenario":    func(o *Options) { o.Scenario = "nope" },
-		"no scale":            func(o *Options) { o.Scale = 0 },
-		"scale above 1":       func(o *Options) { o.Scale = 1.5 },
-		"negative boot delay": func(o *Options) { o.BootDelay = -time.Second },
-		"boot delay too long": func(o *Options) { o.BootDelay = 2 * time.Minute },
-		"negative duration":   func(o *Options) { o.Duration = -time.Second },
-		"duration too long":   func(o *Options) { o.Duration = 3 * time.Hour },
+		"unknown scenario":            func(o *Options) { o.Scenario = "nope" },
+		"no scale":                    func(o *Options) { o.Scale = 0 },
+		"scale above 1":               func(o *Options) { o.Scale = 1.5 },
+		"negative boot delay":         func(o *Options) { o.BootDelay = -time.Second },
+		"boot delay too long":         func(o *Options) { o.BootDelay = 2 * time.Minute },
+		"negative duration":           func(o *Options) { o.Duration = -time.Second },
+		"duration too long":           func(o *Options) { o.Duration = 3 * time.Hour },
+		"replicas without a database": func(o *Options) { o.Scenario = replicasScenario },
 	} {
 		o := good
 		bad(&o)

@@ -25,6 +25,8 @@ type env struct {
 	out    io.Writer
 	server *benchServer
 	addr   string // the server's loopback address
+	// replicas, in the replicas scenario, are the servers instead of server.
+	replicas *replicaSet
 	// webhookURL is the controller's webhook URL (set by setupRepos).
 	webhookURL string
 	// secrets holds each repository's webhook secret.
@@ -73,6 +75,9 @@ func (e *env) start(ctx context.Context) error {
 	cfg := "[default]\ndebug_server = true\n\n[metrics]\ndisable_auth = true\n\n" + e.ServerConfig(wrapper)
 	if err := os.WriteFile(e.ConfigFile(), []byte(cfg), 0o600); err != nil {
 		return err
+	}
+	if e.o.Scenario == replicasScenario {
+		return e.startReplicas(ctx, wrapper)
 	}
 	if err := e.startServer(ctx); err != nil {
 		return err
@@ -134,6 +139,9 @@ func (e *env) close(keep bool) error {
 	var errs []error
 	if e.server != nil {
 		errs = append(errs, e.server.stop())
+	}
+	if e.replicas != nil {
+		errs = append(errs, e.replicas.close())
 	}
 	errs = append(errs, e.Bed.Close(keep))
 	if keep {
@@ -259,4 +267,12 @@ func forEachLimit(ctx context.Context, n, limit int, fn func(context.Context, in
 // instanceFile is where the simulation provider keeps an instance's record.
 func (e *env) instanceFile(name string) string {
 	return filepath.Join(e.Path("sim-state"), "instances", "sim-"+name+".json")
+}
+
+// stats reads the server's /proc figures, or the sum of the replicas'.
+func (e *env) stats() (procStats, error) {
+	if e.replicas != nil {
+		return e.replicas.stats()
+	}
+	return e.server.stats()
 }

@@ -63,7 +63,7 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 	defer stopRunners()
 	go runners.run(rctx)
 	fmt.Fprintf(e.out, "queueing %d jobs over %s across %d pools (max %d runners each)\n", l.jobs, l.spread, l.pools, l.max)
-	before, err := e.server.stats()
+	before, err := e.stats()
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 		return err
 	}
 	drainErr := e.drain(ctx, len(jobPool))
-	after, err := e.server.stats()
+	after, err := e.stats()
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,8 @@ func (e *env) profileWindow(ctx context.Context, d time.Duration) {
 
 // profileWindowTo is profileWindow into path; "" (no --cpuprofile) profiles nothing.
 func (e *env) profileWindowTo(ctx context.Context, d time.Duration, path string) {
-	if e.o.CPUProfile == "" || path == "" || e.profiling != nil {
-		return
+	if e.o.CPUProfile == "" || path == "" || e.profiling != nil || e.server == nil {
+		return // the replicas scenario has no one server to profile
 	}
 	secs := int((d + time.Second - 1) / time.Second)
 	done := make(chan error, 1)

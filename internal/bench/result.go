@@ -51,6 +51,14 @@ type Result struct {
 
 	IdleAPICallsPerRepoHour *float64 `json:"idle_api_calls_per_repo_hour,omitempty"`
 
+	// TakeoverClaimMS is, in the replicas scenario, the time from a replica's SIGKILL to
+	// every pool it held being held by another replica; TakeoverServedMS to a job queued
+	// on each of them at the kill having started; TakeoverPools how many pools it held.
+	TakeoverClaimMS  *float64 `json:"takeover_claim_ms,omitempty"`
+	TakeoverServedMS *float64 `json:"takeover_served_ms,omitempty"`
+	TakeoverPools    *int     `json:"takeover_pools,omitempty"`
+	Replicas         *int     `json:"replicas,omitempty"`
+
 	Repos           *int           `json:"repos,omitempty"`
 	Pools           *int           `json:"pools,omitempty"`
 	Instances       *int           `json:"instances,omitempty"`

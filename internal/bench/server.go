@@ -119,8 +119,11 @@ type procStats struct {
 const clockTicks = 100
 
 // stats reads /proc/<pid>/stat and /proc/<pid>/status of the server.
-func (s *benchServer) stats() (procStats, error) {
-	dir := filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid))
+func (s *benchServer) stats() (procStats, error) { return pidStats(s.cmd.Process.Pid) }
+
+// pidStats reads /proc/<pid>/stat and /proc/<pid>/status.
+func pidStats(pid int) (procStats, error) {
+	dir := filepath.Join("/proc", strconv.Itoa(pid))
 	b, err := os.ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return procStats{}, err
@@ -140,6 +143,11 @@ func (s *benchServer) stats() (procStats, error) {
 	}
 	st.rssKB, st.hwmKB = statusKB(status, "VmRSS:"), statusKB(status, "VmHWM:")
 	return st, nil
+}
+
+// add sums two processes' figures (the replicas of a scenario).
+func (p procStats) add(q procStats) procStats {
+	return procStats{cpu: p.cpu + q.cpu, childrenCPU: p.childrenCPU + q.childrenCPU, rssKB: p.rssKB + q.rssKB, hwmKB: p.hwmKB + q.hwmKB}
 }
 
 // statusKB returns the kB value of a /proc/<pid>/status line.

@@ -94,6 +94,9 @@ func (b *Bus) send(ctx context.Context) {
 		case <-b.wake:
 		}
 		batch := b.take()
+		if len(batch) == 0 {
+			continue
+		}
 		var err error
 		if c == nil {
 			c, err = b.connect(ctx)

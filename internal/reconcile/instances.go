@@ -47,7 +47,7 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	}
 	ctx, held, err := r.claim(ctx, env.pool.ID)
 	if err != nil || !held {
-		return workqueue.Result{}, err // another replica's pool: its reconciles hand the instance out there
+		return r.notHeld(in), err // another replica's pool: its reconciles hand the instance out there
 	}
 	env.waiter = r.instanceWaiter(name)
 	out, err := r.step(ctx, env, in)
@@ -58,6 +58,30 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 		out.res = lookAgain
 	}
 	return out.res, err
+}
+
+// notHeld is the result of a step of an instance whose pool another replica holds. A
+// pool's holder hands its instances out from its reconciles, so the step is dropped. A
+// scale set's runner has no such reconciles: the replica told of it (the one whose
+// listener or API changed it) may not hold the scale set's pool, and its holder is not
+// told. So a scale-set runner with a step to take is looked at again after half a lease,
+// until its holder took the step or the claim lapsed and this replica takes it.
+func (r *Reconciler) notHeld(in garrison.Instance) workqueue.Result {
+	if in.ScaleSetID == 0 || !needsStep(in.Status) {
+		return workqueue.Result{}
+	}
+	return workqueue.Result{RequeueAfter: r.o.LeaseTTL / 2}
+}
+
+// needsStep reports whether an instance in status st has a step of its own to take
+// (step acts on it).
+func needsStep(st garrison.InstanceStatus) bool {
+	switch st {
+	case garrison.InstancePendingCreate, garrison.InstanceCreating, garrison.InstanceError,
+		garrison.InstancePendingDelete, garrison.InstancePendingForceDelete, garrison.InstanceDeleting:
+		return true
+	}
+	return false
 }
 
 // step performs the next step of the instance for its status.

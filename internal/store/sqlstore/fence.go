@@ -47,12 +47,16 @@ func (s *Store) fenceToken(ctx context.Context, c conn, claim string) (int64, er
 		if err != nil {
 			return 0, invalid("bad claim %q", claim)
 		}
-		query, key = `SELECT session_token FROM scale_sets WHERE id = ?`, id
+		// The writes under a scale set's claim lock or update the scale set's own row
+		// (CreateInstance reads it FOR UPDATE): a share lock taken here would have to be
+		// upgraded, and two such writes at once (a scale-up stores its runners in
+		// parallel) deadlock. Lock it for update at once: they take turns.
+		query, key = c.forUpdate(`SELECT session_token FROM scale_sets WHERE id = ?`), id
 	default:
-		query = `SELECT token FROM leases WHERE name = ?`
+		query = `SELECT token FROM leases WHERE name = ?` + c.d.ForShare
 	}
 	var cur int64
-	err := c.row(ctx, query+c.d.ForShare, key).Scan(&cur)
+	err := c.row(ctx, query, key).Scan(&cur)
 	if errors.Is(err, sql.ErrNoRows) {
 		return int64(^uint64(0) >> 1), nil
 	}

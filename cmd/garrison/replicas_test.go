@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// The shape of the replica burst.
+const (
+	burstJobs      = 28
+	burstBootDelay = 300 * time.Millisecond
+	burstLeaseTTL  = 5 * time.Second
+	// burstCallSlack is how many more forge calls per job three replicas may make than
+	// one: the periodic work (resyncs, sweeps) of a run of a slightly different length.
+	burstCallSlack = 1.25
+)
+
+// burstFigures is what one burst measured.
+type burstFigures struct {
+	served       served
+	callsPerJob  float64
+	callsByRoute map[string]int
+	requests     []int64 // proxied to each replica
+}
+
+// TestReplicasBurst queues a burst of jobs over five pools and a scale set, once with one
+// replica and once with three sharing one PostgreSQL database, their webhooks, API calls
+// and instance callbacks spread round robin over the replicas. With three, every job must
+// be served exactly once (one runner per job, one JIT config per runner), with no more
+// forge calls and no more instances per job than with one, and nothing left behind.
+func TestReplicasBurst(t *testing.T) {
+	dsn := skipReplicas(t)
+	var one, three burstFigures
+	t.Run("one replica", func(t *testing.T) { one = replicaBurst(t, dsn, 1) })
+	t.Run("three replicas", func(t *testing.T) { three = replicaBurst(t, dsn, 3) })
+	if t.Failed() {
+		return
+	}
+	t.Logf("forge calls per job: one replica %.2f, three %.2f; instances per job: one %.2f, three %.2f",
+		one.callsPerJob, three.callsPerJob, one.served.instancesPerJob, three.served.instancesPerJob)
+	t.Logf("forge calls by route: one replica %v; three %v", one.callsByRoute, three.callsByRoute)
+	if three.callsPerJob > one.callsPerJob*burstCallSlack {
+		t.Errorf("three replicas made %.2f forge calls per job, one made %.2f", three.callsPerJob, one.callsPerJob)
+	}
+	// Jobs any pool can serve and warm runners make the count vary by a runner or two.
+	if extra := (three.served.instancesPerJob - one.served.instancesPerJob) * burstJobs; extra > 2 {
+		t.Errorf("three replicas made %.0f more runners for %d jobs than one", extra, burstJobs)
+	}
+	for i, n := range three.requests {
+		if n == 0 {
+			t.Errorf("replica %d got no request through the load balancer: %v", i, three.requests)
+		}
+	}
+}
+
+// replicaBurst runs the burst on n replicas and returns its figures.
+func replicaBurst(t *testing.T, dsn string, n int) burstFigures {
+	r := newReplicaRun(t, dsn, replicaShape{replicas: n, leaseTTL: burstLeaseTTL, bootDelay: burstBootDelay})
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	r.Sim.ResetCalls()
+	start := time.Now()
+	ids := r.queueMixed(t, rng, burstJobs)
+	r.waitCompleted(t, ids, 3*time.Minute)
+	t.Logf("%d replicas: %d jobs completed %s after the burst", n, len(ids), time.Since(start).Round(100*time.Millisecond))
+	calls, byRoute := r.garrisonForgeCalls()
+	eventually(t, "the ledger to agree with the forge", func() (bool, string) { return r.ledgerSettled(t, ids) })
+	s := r.servedOnce(ids)
+	s.check(t, len(ids), true)
+	if dup := r.instanceNamesUnique(t); len(dup) > 0 {
+		t.Errorf("instances listed twice: %v", dup)
+	}
+	r.scaleDownAll(t)
+	expectNoLeaks(t, r.Bed, 3*time.Minute)
+	f := burstFigures{served: s, callsPerJob: float64(calls) / float64(len(ids)), callsByRoute: byRoute, requests: r.requests()}
+	t.Logf("%d replicas: %d runners for %d jobs, %d forge calls; requests per replica %v", n, s.jitNames, len(ids), calls, f.requests)
+	if err := r.reps.StopAll(); err != nil {
+		t.Errorf("stopping the replicas: %v", err)
+	}
+	return f
+}
+
+// The shape of the chaos run.
+const (
+	chaosRounds       = 10
+	chaosJobsUpFront  = 8
+	chaosJobsPerRound = 4 // half before the kill, half while one replica is dead and one paused
+	chaosLeaseTTL     = 2 * time.Second
+	// chaosPause is how long the paused replica stays stopped: past its claims' expiry.
+	chaosPause       = 2*chaosLeaseTTL + 500*time.Millisecond
+	chaosBootDelay   = time.Second
+	chaosMaxInterval = 1500 * time.Millisecond
+)
+
+// Metric families the chaos run reports.
+const (
+	fencingRefusalsMetric = "garrison_fencing_refusals_total"
+	leaseTakeoversMetric  = "garrison_lease_takeovers_total"
+)
+
+// TestReplicasChaos runs three replicas on one PostgreSQL database while jobs keep
+// coming, and in each of ten rounds SIGKILLs one replica, SIGSTOPs another for longer
+// than the lease TTL (so the others take its claims over) and then SIGCONTs it (it goes
+// on with what it was doing, under claims it no longer holds), and restarts the killed
+// one. Then every job must have been served exactly once, no instance or runner created
+// twice, the ledger must agree with the forge, and once the pools are scaled down
+// nothing may be left in garrison, the provider, the forge or the process table. The
+// fencing refusals (writes of a replica that lost its claim, refused by the database)
+// and the claim takeovers are counted from the replicas' /metrics and logged.
+func TestReplicasChaos(t *testing.T) {
+	dsn := skipReplicas(t)
+	seed := crashSeed(t)
+	rng := rand.New(rand.NewPCG(seed, seed))
+	r := newReplicaRun(t, dsn, replicaShape{replicas: 3, leaseTTL: chaosLeaseTTL, bootDelay: chaosBootDelay})
+	c := &chaosCounts{}
+	start := time.Now()
+	ids := r.queueMixed(t, rng, chaosJobsUpFront)
+	for round := range chaosRounds {
+		ids = append(ids, r.chaosRound(t, rng, round, c)...)
+	}
+	t.Logf("%d rounds of kill, pause past the lease and restart in %s; %d jobs queued",
+		chaosRounds, time.Since(start).Round(time.Second), len(ids))
+
+	r.waitCompleted(t, ids, 4*time.Minute)
+	t.Logf("every job completed %s after the first was queued", time.Since(start).Round(time.Second))
+	eventually(t, "the ledger to agree with the forge", func() (bool, string) { return r.ledgerSettled(t, ids) })
+	s := r.servedOnce(ids)
+	s.check(t, len(ids), false)
+	if dup := r.instanceNamesUnique(t); len(dup) > 0 {
+		t.Errorf("instances listed twice: %v", dup)
+	}
+	r.scaleDownAll(t)
+	expectNoLeaks(t, r.Bed, 3*time.Minute)
+	for i := range r.reps.Procs {
+		c.collect(t, r, i)
+	}
+	t.Logf("chaos: %d jobs served once each by %d runners; %d runner names registered (%.2f per job), %d of them again after a lost create attempt %v; %.0f fencing refusals, %.0f claim takeovers; requests per replica %v",
+		s.jobs, s.runners, s.jitNames, s.instancesPerJob, len(s.duplicateJIT), s.duplicateJIT, c.refusals, c.takeovers, r.requests())
+	if err := r.reps.StopAll(); err != nil {
+		t.Errorf("stopping the replicas: %v", err)
+	}
+}
+
+// chaosCounts adds up the counters of replica processes over their lives (a killed
+// replica's counters die with it: they are read just before).
+type chaosCounts struct{ refusals, takeovers float64 }
+
+// collect adds replica i's counters.
+func (c *chaosCounts) collect(t *testing.T, r *replicaRun, i int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	for _, m := range []struct {
+		name string
+		sum  *float64
+	}{{fencingRefusalsMetric, &c.refusals}, {leaseTakeoversMetric, &c.takeovers}} {
+		v, err := r.reps.Counter(ctx, i, m.name)
+		if err != nil {
+			t.Logf("reading %s of replica %d: %v", m.name, i, err)
+			continue
+		}
+		*m.sum += v
+	}
+}
+
+// chaosRound queues jobs, kills one replica at a random moment, pauses another past the
+// lease TTL while more jobs come, resumes it, restarts the killed one, and returns the
+// jobs it queued.
+func (r *replicaRun) chaosRound(t *testing.T, rng *rand.Rand, round int, c *chaosCounts) []int64 {
+	t.Helper()
+	kill := rng.IntN(r.n)
+	pause := (kill + 1 + rng.IntN(r.n-1)) % r.n
+	ids := r.queueMixed(t, rng, chaosJobsPerRound/2)
+	time.Sleep(200*time.Millisecond + time.Duration(rng.Int64N(int64(chaosMaxInterval))))
+	c.collect(t, r, kill)
+	r.reps.Procs[kill].Kill()
+	if err := r.reps.Procs[pause].Pause(); err != nil {
+		t.Fatalf("pausing replica %d: %v", pause, err)
+	}
+	ids = append(ids, r.queueMixed(t, rng, chaosJobsPerRound-chaosJobsPerRound/2)...)
+	time.Sleep(chaosPause + time.Duration(rng.Int64N(int64(time.Second))))
+	if err := r.reps.Procs[pause].Resume(); err != nil {
+		t.Fatalf("resuming replica %d: %v", pause, err)
+	}
+	time.Sleep(time.Duration(rng.Int64N(int64(time.Second)))) // the resumed one acts on its old claims
+	if err := r.reps.Procs[kill].Start(t.Context()); err != nil {
+		t.Fatalf("restarting replica %d: %v", kill, err)
+	}
+	t.Logf("round %d: killed replica %d, paused replica %d for more than %s; %s", round, kill, pause, chaosPause,
+		fmt.Sprintf("%d of %d jobs completed", r.CompletedJobs(testbedIDs(r.Queued)), len(r.Queued)))
+	return ids
+}
+
+// requests returns the requests the load balancer sent to each replica.
+func (r *replicaRun) requests() []int64 {
+	out := make([]int64, len(r.reps.LB.Requests))
+	for i := range r.reps.LB.Requests {
+		out[i] = r.reps.LB.Requests[i].Load()
+	}
+	return out
+}
+
+// testbedIDs returns the ids of a bed's Queued map.
+func testbedIDs(queued map[int64]time.Time) []int64 {
+	ids := make([]int64, 0, len(queued))
+	for id := range queued {
+		ids = append(ids, id)
+	}
+	return ids
+}
