@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/garrison-ci/garrison/internal/bench"
-	"github.com/garrison-ci/garrison/internal/store/postgres"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -36,9 +34,7 @@ Scenarios: ` + bench.ScenarioNames(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if postgresDSN != "" {
-				o.NewDatabase = func(ctx context.Context) (string, func(context.Context) error, error) {
-					return postgres.CreateScratchDatabase(ctx, postgresDSN, "garrison_bench_")
-				}
+				o.NewDatabase = bench.ScratchPostgres(postgresDSN)
 			}
 			if err := o.Validate(); err != nil {
 				return err

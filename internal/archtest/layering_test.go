@@ -142,7 +142,8 @@ var compositionRoots = map[string][]string{
 	"internal/server":       nil,
 	"internal/forge/forges": {"internal/forge/github", "internal/forge/gitea", "internal/httpapi"},
 	"internal/testbed":      {"internal/forgesim", "internal/apiclient"},
-	"internal/bench":        {"internal/forgesim", "internal/apiclient"},
+	// The bench makes (and drops) a scratch PostgreSQL database for its replicas scenario.
+	"internal/bench": {"internal/forgesim", "internal/apiclient", "internal/store/postgres"},
 }
 
 func TestOnlyCompositionRootsWireSeveralAdapters(t *testing.T) {
