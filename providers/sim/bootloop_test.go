@@ -63,7 +63,12 @@ func TestBootLoop(t *testing.T) {
 				t.Fatalf("created %+v", inst)
 			}
 
-			eventually(t, "runner idle", func() bool { return l.instance(name).RunnerStatus == garrison.RunnerIdle })
+			// The instance API tells Notify after the store has the change: wait for its word,
+			// not the store's, before reading what it was told.
+			eventually(t, "runner idle", func() bool {
+				s := l.seen()
+				return len(s) > 0 && s[len(s)-1] == garrison.RunnerIdle
+			})
 			if got := l.seen(); !slices.Equal(got, []garrison.RunnerStatus{garrison.RunnerInstalling, garrison.RunnerIdle}) {
 				t.Fatalf("runner statuses %v, want installing then idle; messages %+v", got, l.instance(name).StatusMessages)
 			}
