@@ -39,7 +39,13 @@ var chaosPhases = []chaosPhase{
 			e.Sim.TriggerSecondaryLimit(20, 3*time.Second, http.StatusTooManyRequests)
 			return nil
 		},
-		func(e *e2eEnv) error { e.Sim.SetRateLimit(forgesim.RateLimitOptions{}); return nil }},
+		func(e *e2eEnv) error {
+			// The phase ends every limit it set: secondary-limit answers the server did not
+			// use up (it calls less while limited) must not outlive the outage.
+			e.Sim.SetRateLimit(forgesim.RateLimitOptions{})
+			e.Sim.TriggerSecondaryLimit(0, 0, 0)
+			return nil
+		}},
 	{"forge 401 (credentials refused)",
 		func(e *e2eEnv) error { e.Sim.RevokeToken(e.PAT); return nil },
 		func(e *e2eEnv) error { e.Sim.AddToken(e.PAT); return nil }},
