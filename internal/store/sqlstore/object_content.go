@@ -15,30 +15,10 @@ import (
 // o.Size bytes), in one transaction; a transient failure rewinds content and starts
 // over. ErrInvalid for a bad name or content of another size.
 func (s *Store) CreateObjectContent(ctx context.Context, o garrison.FileObject, content io.ReadSeeker) (garrison.FileObject, error) {
-	if err := garrison.ValidateObjectName(o.Name); err != nil {
-		return garrison.FileObject{}, err
-	}
-	tags, err := objectTags(o.Tags)
-	if err != nil {
-		return garrison.FileObject{}, err
-	}
-	o.Tags = garrison.NormalizeObjectTags(o.Tags)
-	o.CreatedAt = now()
-	o.UpdatedAt = o.CreatedAt
 	buf := make([]byte, store.ObjectChunkSize)
-	err = s.write(ctx, func(c conn) error {
-		err := c.row(ctx, `INSERT INTO objects (name, description, size, sha256, file_type, tags, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			o.Name, o.Description, o.Size, o.SHA256, o.FileType, tags, o.CreatedAt, o.UpdatedAt).Scan(&o.ID)
-		if err != nil {
-			return s.wrapErr("create object", err)
-		}
+	return s.createObject(ctx, o, func(c conn, o garrison.FileObject) error {
 		return s.writeChunks(ctx, c, o, content, buf)
 	})
-	if err != nil {
-		return garrison.FileObject{}, err
-	}
-	return o, nil
 }
 
 // writeChunks stores content as o's chunk rows, from its start.

@@ -34,6 +34,12 @@ func objectTags(tags []string) (string, error) {
 
 // CreateObject records a new object with a new ID; ErrInvalid for a bad name.
 func (s *Store) CreateObject(ctx context.Context, o garrison.FileObject) (garrison.FileObject, error) {
+	return s.createObject(ctx, o, nil)
+}
+
+// createObject records a new object and then, in the same transaction, runs more (its
+// content's rows), when set.
+func (s *Store) createObject(ctx context.Context, o garrison.FileObject, more func(c conn, o garrison.FileObject) error) (garrison.FileObject, error) {
 	if err := garrison.ValidateObjectName(o.Name); err != nil {
 		return garrison.FileObject{}, err
 	}
@@ -48,7 +54,10 @@ func (s *Store) CreateObject(ctx context.Context, o garrison.FileObject) (garris
 		err := c.row(ctx, `INSERT INTO objects (name, description, size, sha256, file_type, tags, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			o.Name, o.Description, o.Size, o.SHA256, o.FileType, tags, o.CreatedAt, o.UpdatedAt).Scan(&o.ID)
-		return s.wrapErr("create object", err)
+		if err != nil || more == nil {
+			return s.wrapErr("create object", err)
+		}
+		return more(c, o)
 	})
 	if err != nil {
 		return garrison.FileObject{}, err
