@@ -14,6 +14,7 @@ type reply struct {
 	result  Result
 	err     error  // nil for 2xx answers
 	details string // overrides the error's message in the body when set
+	notify  []string // pool ids to enqueue once the answer is sent
 }
 
 func okReply(r Result) reply { return reply{status: http.StatusOK, result: r} }
@@ -26,6 +27,7 @@ func errReply(r Result, err error) reply {
 // write sends the reply: 2xx answers have an empty body.
 func (rp reply) write(w http.ResponseWriter) {
 	if rp.status < 300 {
+		w.Header().Set("Content-Length", "0") // complete once flushed
 		w.WriteHeader(rp.status)
 		return
 	}

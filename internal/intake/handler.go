@@ -61,6 +61,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rp := h.serve(r)
 	rp.write(w)
 	h.m.observe(rp.result, h.opts.Now().Sub(start))
+	if len(rp.notify) > 0 {
+		// The forge waits for the answer, not for the reconciler's wake-up: send it first.
+		_ = http.NewResponseController(w).Flush() // not every writer can: then it goes at return
+		h.opts.Notify(rp.notify...)
+	}
 }
 
 // serve runs the checks of rest-api.md §4 in order (see the package documentation).

@@ -1,12 +1,15 @@
 package intake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -531,4 +534,48 @@ func (e *env) setSecret(id, secret string) {
 		return nil
 	})
 	must(e.t, err)
+}
+
+// TestAnswerBeforeNotify: the forge gets its answer before the reconciler is woken, so a
+// delivery never waits on the wake-up. Notify here blocks until the client has read the
+// answer: were it called first, the request would never end.
+func TestAnswerBeforeNotify(t *testing.T) {
+	answered := make(chan struct{})
+	notified := make(chan []string, 4)
+	e := newEnv(t, func(o *Options) {
+		o.Notify = func(ids ...string) {
+			select {
+			case <-answered:
+			case <-time.After(10 * time.Second):
+			}
+			notified <- ids
+		}
+	})
+	srv := httptest.NewServer(e.h)
+	defer srv.Close()
+	var once sync.Once
+	release := func() { once.Do(func() { close(answered) }) }
+	defer release() // before Close, which waits for the handler
+	d := signed(queued(7, stdLabels...), "d7", ghSecret)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/webhooks/"+e.ctrlID, bytes.NewReader(d.body))
+	must(t, err)
+	req.Header = d.header
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("delivery not answered before the reconciler was notified: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200", resp.StatusCode)
+	}
+	release()
+	select {
+	case ids := <-notified:
+		if !slices.Equal(ids, []string{e.pool.ID}) {
+			t.Fatalf("notified %v, want [%s]", ids, e.pool.ID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the pool was never notified")
+	}
 }

@@ -110,8 +110,9 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 	if err := h.sideEffects(ctx, job, tg.instance); err != nil {
 		return h.storeFailure(ctx, ev, "update instance", err)
 	}
-	h.notify(tg)
-	return okReply(ResultOK)
+	rp := okReply(ResultOK)
+	rp.notify = notified(tg)
+	return rp
 }
 
 // validateOwner checks the delivery names the entity it was routed to (W-9). A forge
@@ -320,8 +321,8 @@ func instanceUpdate(i *garrison.Instance, job garrison.Job) string {
 	return ""
 }
 
-// notify enqueues the pools a job concerns.
-func (h *Handler) notify(tg target) {
+// notified returns the pools a job concerns, to be enqueued.
+func notified(tg target) []string {
 	ids := make([]string, 0, len(tg.pools)+1)
 	for _, p := range tg.pools {
 		ids = append(ids, p.ID)
@@ -335,9 +336,7 @@ func (h *Handler) notify(tg target) {
 			ids = append(ids, tg.instance.PoolID)
 		}
 	}
-	if len(ids) > 0 {
-		h.opts.Notify(ids...)
-	}
+	return ids
 }
 
 // storeFailure logs a store error and answers 500 without details.
