@@ -12,8 +12,8 @@ import (
 type reply struct {
 	status  int
 	result  Result
-	err     error  // nil for 2xx answers
-	details string // overrides the error's message in the body when set
+	err     error    // nil for 2xx answers
+	details string   // overrides the error's message in the body when set
 	notify  []string // pool ids to enqueue once the answer is sent
 }
 
