@@ -184,7 +184,9 @@ func (e *env) restartAndReconcile(ctx context.Context) (reconcileTimes, error) {
 				repairedFromStart: repaired.at.Sub(started), repairedPass: repaired.took,
 			}, nil
 		}
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		// The gauges carry their own timestamps, so a slow poll loses no precision; a
+		// scrape renders every instance's series, which costs the server CPU it measures.
+		if err := sleepCtx(ctx, time.Second); err != nil {
 			return reconcileTimes{}, fmt.Errorf("waiting for every pool's first reconcile and repair after the restart: %w", err)
 		}
 	}

@@ -186,11 +186,24 @@ func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garr
 // ListInstances returns the instances matching f, without status messages and with a
 // nil JITConfig (not read, not unsealed), in creation order.
 func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
-	q := instanceListSelect + ` WHERE (? = '' OR i.pool_id = ?) AND (? = 0 OR i.scale_set_id = ?)`
-	args := []any{f.PoolID, f.PoolID, int64(f.ScaleSetID), int64(f.ScaleSetID)}
+	// Only the filters set become conditions: "(? = '' OR i.pool_id = ?)" would keep the
+	// planner off the indexes, and a pool's repair would scan every instance.
+	var (
+		where []string
+		args  []any
+	)
+	if f.PoolID != "" {
+		where, args = append(where, `i.pool_id = ?`), append(args, f.PoolID)
+	}
+	if f.ScaleSetID != 0 {
+		where, args = append(where, `i.scale_set_id = ?`), append(args, int64(f.ScaleSetID))
+	}
 	if f.EntityID != "" {
-		q += ` AND i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`
-		args = append(args, f.EntityID)
+		where, args = append(where, `i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`), append(args, f.EntityID)
+	}
+	q := instanceListSelect
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
 	}
 	rows, err := s.reader().query(ctx, q+` ORDER BY i.created_at, i.name`, args...)
 	if err != nil {
