@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -112,8 +113,23 @@ func (s *Store) ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job
 	if !f.UpdatedSince.IsZero() {
 		return s.listJobsSince(ctx, f)
 	}
-	rows, err := s.reader().query(ctx, jobSelect+` WHERE (? = '' OR entity_id = ?) AND (? = '' OR action = ?)
-		ORDER BY seq`, f.EntityID, f.EntityID, f.Action, f.Action)
+	// Only the filters set become conditions, so that the (entity_id, action) and action
+	// indexes serve them; "(? = '' OR ...)" would scan the whole ledger.
+	var (
+		where []string
+		args  []any
+	)
+	if f.EntityID != "" {
+		where, args = append(where, `entity_id = ?`), append(args, f.EntityID)
+	}
+	if f.Action != "" {
+		where, args = append(where, `action = ?`), append(args, f.Action)
+	}
+	q := jobSelect
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	rows, err := s.reader().query(ctx, q+` ORDER BY seq`, args...)
 	if err != nil {
 		return nil, s.wrap("list jobs", err)
 	}
