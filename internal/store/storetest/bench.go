@@ -17,6 +17,7 @@ func Bench(b *testing.B, open func(b *testing.B) store.Store) {
 	b.Run("UpdateInstanceFenced", func(b *testing.B) { benchUpdateInstanceFenced(b, open(b)) })
 	b.Run("UpdateInstanceFencedParallel", func(b *testing.B) { benchUpdateInstanceParallel(b, open(b), true) })
 	b.Run("ListInstances10k", func(b *testing.B) { benchListInstances(b, open(b), 10_000) })
+	b.Run("ListPoolInstancesOf10k", func(b *testing.B) { benchListPoolInstances(b, open(b), 10_000) })
 	b.Run("ListPools1k", func(b *testing.B) { benchListPools(b, open(b), 1_000) })
 	b.Run("JobWriteUnderLoad", func(b *testing.B) { benchJobUnderLoad(b, open(b), false) })
 	b.Run("JobWriteUnderLoadUrgent", func(b *testing.B) { benchJobUnderLoad(b, open(b), true) })
@@ -130,6 +131,23 @@ func benchListInstances(b *testing.B, s store.Store, n int) {
 		benchMust(b, err)
 		if len(list) != n {
 			b.Fatalf("listed %d instances, want %d", len(list), n)
+		}
+	}
+}
+
+// benchListPoolInstances reads one pool's 100 instances among n: what each pool's repair
+// does (a scan of every instance would make a full repair O(pools × instances)).
+func benchListPoolInstances(b *testing.B, s store.Store, n int) {
+	seedInstances(b, s, n)
+	ctx := b.Context()
+	in, err := s.Instance(ctx, "runner-000000")
+	benchMust(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		list, err := s.ListInstances(ctx, store.InstanceFilter{PoolID: in.PoolID})
+		benchMust(b, err)
+		if len(list) != 100 {
+			b.Fatalf("listed %d instances, want 100", len(list))
 		}
 	}
 }
