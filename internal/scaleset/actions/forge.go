@@ -23,21 +23,22 @@ func (h *Hub) runnerGroupID(ctx context.Context, c *fss.Client, e garrison.Entit
 	return g.ID, nil
 }
 
-func (h *Hub) forgeSet(ctx context.Context, c *fss.Client, e garrison.Entity, ss garrison.ScaleSet) (fss.ScaleSet, error) {
+// forgeSet returns the entity's client and the forge's form of ss (its runner group resolved to an id).
+func (h *Hub) forgeSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (*fss.Client, fss.ScaleSet, error) {
+	c, err := h.client(ctx, e)
+	if err != nil {
+		return nil, fss.ScaleSet{}, err
+	}
 	gid, err := h.runnerGroupID(ctx, c, e, ss.RunnerGroup)
 	if err != nil {
-		return fss.ScaleSet{}, err
+		return nil, fss.ScaleSet{}, err
 	}
-	return fss.ScaleSet{Name: ss.Name, RunnerGroupID: gid, Labels: ss.Labels(), DisableUpdate: ss.DisableUpdate}, nil
+	return c, fss.ScaleSet{Name: ss.Name, RunnerGroupID: gid, Labels: ss.Labels(), DisableUpdate: ss.DisableUpdate}, nil
 }
 
 // CreateScaleSet creates the scale set on the forge and returns its id.
 func (h *Hub) CreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error) {
-	c, err := h.client(ctx, e)
-	if err != nil {
-		return 0, err
-	}
-	want, err := h.forgeSet(ctx, c, e, ss)
+	c, want, err := h.forgeSet(ctx, e, ss)
 	if err != nil {
 		return 0, err
 	}
@@ -50,11 +51,7 @@ func (h *Hub) CreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison
 
 // UpdateScaleSet sends the scale set's name, runner group, labels and update setting.
 func (h *Hub) UpdateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) error {
-	c, err := h.client(ctx, e)
-	if err != nil {
-		return err
-	}
-	want, err := h.forgeSet(ctx, c, e, ss)
+	c, want, err := h.forgeSet(ctx, e, ss)
 	if err != nil {
 		return err
 	}
@@ -97,11 +94,7 @@ func (h *Hub) ScaleSetExists(ctx context.Context, e garrison.Entity, ss garrison
 // of the scale set of the same name in the same runner group when there is one (made
 // meanwhile), else of one created again with the scale set's name, labels and group.
 func (h *Hub) RecreateScaleSet(ctx context.Context, e garrison.Entity, ss garrison.ScaleSet) (int, error) {
-	c, err := h.client(ctx, e)
-	if err != nil {
-		return 0, err
-	}
-	want, err := h.forgeSet(ctx, c, e, ss)
+	c, want, err := h.forgeSet(ctx, e, ss)
 	if err != nil {
 		return 0, err
 	}
