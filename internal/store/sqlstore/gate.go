@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"runtime"
 	"sync"
 
 	"github.com/garrison-ci/garrison/internal/store"
@@ -48,14 +49,21 @@ func (g *writeGate) enter(ctx context.Context) error {
 	}
 }
 
-// leave hands the gate to the next waiter, urgent ones first.
-func (g *writeGate) leave() {
+// leave hands the gate to the next waiter, urgent ones first. An ordinary writer that
+// handed it over then yields its processor: the waiter it woke is queued behind it, and
+// a reconciler carrying on with CPU work would keep a waiting webhook delivery (urgent)
+// off the CPU for up to the scheduler's 10 ms time slice. An urgent writer does not
+// yield: its own answer is what is waited for.
+func (g *writeGate) leave(ctx context.Context) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.leaveLocked()
+	handed := g.leaveLocked()
+	g.mu.Unlock()
+	if handed && !store.IsUrgent(ctx) {
+		runtime.Gosched()
+	}
 }
 
-func (g *writeGate) leaveLocked() {
+func (g *writeGate) leaveLocked() bool {
 	var next chan struct{}
 	switch {
 	case len(g.urgent) > 0:
@@ -64,9 +72,10 @@ func (g *writeGate) leaveLocked() {
 		next, g.normal = g.normal[0], g.normal[1:]
 	default:
 		g.held = false
-		return
+		return false
 	}
 	close(next)
+	return true
 }
 
 // drop removes a waiter that gave up; false when it was already handed the gate.

@@ -31,7 +31,7 @@ func TestWriteGateOrder(t *testing.T) {
 				mu.Lock()
 				order = append(order, name)
 				mu.Unlock()
-				g.leave()
+				g.leave(c)
 			})
 			synctest.Wait() // queued before the next one starts
 		}
@@ -39,7 +39,7 @@ func TestWriteGateOrder(t *testing.T) {
 		start("normal-2", ctx)
 		start("urgent-1", store.Urgent(ctx))
 		start("urgent-2", store.Urgent(ctx))
-		g.leave()
+		g.leave(t.Context())
 		wg.Wait()
 		want := []string{"urgent-1", "urgent-2", "normal-1", "normal-2"}
 		if len(order) != len(want) {
@@ -79,9 +79,9 @@ func TestWriteGateCancel(t *testing.T) {
 		if err := <-gaveUp; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled waiter: %v", err)
 		}
-		g.leave()
+		g.leave(t.Context())
 		<-entered
-		g.leave()
+		g.leave(t.Context())
 		if g.held || len(g.normal)+len(g.urgent) != 0 {
 			t.Fatalf("gate left held=%v with %d waiters", g.held, len(g.normal)+len(g.urgent))
 		}

@@ -232,7 +232,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
 		if err := s.gate.enter(ctx); err != nil {
 			return fmt.Errorf("%s: wait to write: %w", s.d.Name, err)
 		}
-		defer s.gate.leave()
+		defer s.gate.leave(ctx)
 	}
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
