@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // CreateEntity publishes a repository, organization or enterprise create.
@@ -117,19 +118,32 @@ func (s *Store) AddInstanceEvent(ctx context.Context, name string, ev garrison.E
 
 // UpsertJob publishes a job create for a new workflow job id, else a job update.
 func (s *Store) UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error) {
+	j, _, err := s.RecordJob(ctx, store.JobRecord{ID: id, Job: fn})
+	return j, err
+}
+
+// RecordJob publishes the job's create or update, then the update of its runner's
+// instance when there was one.
+func (s *Store) RecordJob(ctx context.Context, r store.JobRecord) (garrison.Job, *garrison.Instance, error) {
 	existed := false
-	j, err := s.Store.UpsertJob(ctx, id, func(j *garrison.Job, exists bool) error {
+	fn := r.Job
+	r.Job = func(j *garrison.Job, exists bool) error {
 		existed = exists
 		return fn(j, exists)
-	})
-	if err == nil {
-		op := garrison.OpUpdate
-		if !existed {
-			op = garrison.OpCreate
-		}
-		s.publish(garrison.ChangeJob, op, j)
 	}
-	return j, err
+	j, in, err := s.Store.RecordJob(ctx, r)
+	if err != nil {
+		return j, in, err
+	}
+	op := garrison.OpUpdate
+	if !existed {
+		op = garrison.OpCreate
+	}
+	s.publish(garrison.ChangeJob, op, j)
+	if in != nil {
+		s.publish(garrison.ChangeInstance, garrison.OpUpdate, *in)
+	}
+	return j, in, nil
 }
 
 // DeleteJob publishes a job delete when the job existed.

@@ -85,6 +85,13 @@ func (r *recorder) next(t *testing.T, n int) []string {
 	return out
 }
 
+func must2[T, U any](v T, _ U, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
@@ -119,9 +126,20 @@ func TestStorePublishes(t *testing.T) {
 	}
 	job("queued")
 	job("in_progress")
+	record := func(status string, write bool) {
+		must2(s.RecordJob(ctx, store.JobRecord{ID: 7, Runner: "r1",
+			Job: func(j *garrison.Job, _ bool) error { j.Status = status; return nil },
+			Instance: func(i *garrison.Instance, _ garrison.Job) bool {
+				i.Status = garrison.InstancePendingDelete
+				return write
+			}}))
+	}
+	record("in_progress", false) // the instance is left alone: no instance event
+	record("completed", true)
 	want := []string{"github_endpoint create gitea.lab", "github_credentials create gh", "repository create acme/app",
 		"pool create img1", "pool update img2", "instance create r1:pending_create", "instance update r1:pending_create",
-		"instance update r1:running", "job create 7:queued", "job update 7:in_progress"}
+		"instance update r1:running", "job create 7:queued", "job update 7:in_progress", "job update 7:in_progress",
+		"job update 7:completed", "instance update r1:pending_delete"}
 	if got := r.next(t, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("creates and updates\n got %q\nwant %q", got, want)
 	}
@@ -144,7 +162,7 @@ func TestStorePublishes(t *testing.T) {
 		}
 	}
 	must(s.UpdateController(ctx, func(c *garrison.Controller) error { c.MetadataURL = "http://x/api/v1/metadata"; return nil }))
-	want = []string{"job delete 7:in_progress", "instance delete r1:running", "pool delete img2",
+	want = []string{"job delete 7:completed", "instance delete r1:pending_delete", "pool delete img2",
 		"repository delete acme/app", "github_credentials delete gh", "github_endpoint delete gitea.lab",
 		"controller update controller"}
 	if got := r.next(t, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {

@@ -55,7 +55,7 @@
 // entity is left alone (200, foreign_job) unless the delivery names a runner of this entity:
 // one entity's webhook secret never advances another entity's jobs.
 //
-// A job is written with store.Jobs.UpsertJob, atomically: a new job id is recorded when
+// A job is written with store.Jobs.RecordJob, atomically: a new job id is recorded when
 // its status is queued and an enabled pool of the entity has all of its labels, or when
 // its runner is ours; a known job is updated with garrison.Job.Advance (action only
 // forward, else 400). The runner that took the job (id and name) and the forge's
@@ -73,7 +73,9 @@
 // in creating cannot move to pending_delete (instance-api.md §9.1); it keeps its status
 // and only its runner status becomes terminated: that is the remembered deletion, which
 // the lifecycle must honour by deleting an instance whose runner is terminated as soon as
-// its create returns.
+// its create returns. The job and its runner's instance are one write (RecordJob), with
+// the instance's status message; a delivery that changes nothing on the instance does not
+// write it. A delivery waits at the store's writer at most once.
 //
 // Then Notify receives the ids of the entity's enabled pools whose tags match the job's
 // labels, plus the pool of the runner's instance.

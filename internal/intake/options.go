@@ -27,15 +27,14 @@ type PoolLister interface {
 	ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error)
 }
 
-// InstanceStore reads and updates the instance a job's runner runs in.
+// InstanceStore reads the instance a job's runner runs in.
 type InstanceStore interface {
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
-	UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error)
 }
 
-// JobLedger is the durable job ledger.
+// JobLedger is the durable job ledger; RecordJob also updates the runner's instance.
 type JobLedger interface {
-	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	RecordJob(ctx context.Context, r store.JobRecord) (garrison.Job, *garrison.Instance, error)
 	DeleteJob(ctx context.Context, id int64) error
 }
 

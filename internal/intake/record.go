@@ -9,6 +9,7 @@ import (
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/forge/webhook"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // errNotRecorded refuses a new job that no pool can serve and no runner of ours runs
@@ -67,13 +68,7 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 		return okReply(ResultForeignRunner)
 	}
 	recorded := false // a new job, recorded
-	job, err := h.store.UpsertJob(ctx, ev.JobID, func(j *garrison.Job, exists bool) error {
-		if err := h.apply(j, exists, ev, ent, tg); err != nil {
-			return &ruleError{err}
-		}
-		recorded = !exists
-		return nil
-	})
+	_, _, err = h.store.RecordJob(ctx, h.jobRecord(ev, ent, tg, &recorded))
 	var rule *ruleError
 	switch {
 	case !errors.As(err, &rule):
@@ -106,9 +101,6 @@ func (h *Handler) record(ctx context.Context, ev *webhook.Event, ent garrison.En
 		h.logf(ctx, slog.LevelInfo, ResultRejected, "webhook: job status going backwards", "delivery", ev.DeliveryID,
 			"entity", ent.FullName(), "job", ev.JobID, "action", ev.Action)
 		return errReply(ResultRejected, err)
-	}
-	if err := h.sideEffects(ctx, job, tg.instance); err != nil {
-		return h.storeFailure(ctx, ev, "update instance", err)
 	}
 	rp := okReply(ResultOK)
 	rp.notify = notified(tg)
@@ -273,28 +265,36 @@ func (h *Handler) apply(j *garrison.Job, exists bool, ev *webhook.Event, ent gar
 	return nil
 }
 
-// sideEffects updates our instance for in_progress and completed jobs (W-10), with its
-// status message, in one write; a scale set's runner is left to its scale set.
-func (h *Handler) sideEffects(ctx context.Context, job garrison.Job, inst *garrison.Instance) error {
-	if inst == nil || job.Action == garrison.JobQueued || inst.ScaleSetID != 0 {
+// jobRecord is the write of a delivery: the ledger update (apply) and, in the same
+// transaction, the side effect on our runner's instance for in_progress and completed
+// jobs (W-10) with its status message. recorded is set when a new job is recorded.
+func (h *Handler) jobRecord(ev *webhook.Event, ent garrison.Entity, tg target, recorded *bool) store.JobRecord {
+	r := store.JobRecord{ID: ev.JobID, Job: func(j *garrison.Job, exists bool) error {
+		if err := h.apply(j, exists, ev, ent, tg); err != nil {
+			return &ruleError{err}
+		}
+		*recorded = !exists
+		return nil
+	}}
+	if tg.instance == nil || tg.instance.ScaleSetID != 0 {
 		// A scale set's runner follows its scale set's messages alone (W-10): one that a
 		// completed delivery marked for deletion first was left for the listener to hand
 		// to the instances controller, which then found nothing to change and handed over
 		// nothing, so the runner sat in pending_delete.
-		return nil
+		return r
 	}
-	_, err := h.store.UpdateInstance(ctx, inst.Name, func(i *garrison.Instance) error {
-		if msg := instanceUpdate(i, job); msg != "" {
-			i.StatusMessages = append(i.StatusMessages, garrison.Event{
-				CreatedAt: h.opts.Now().UTC(), Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: msg,
-			})
+	r.Runner = tg.instance.Name
+	r.Instance = func(i *garrison.Instance, job garrison.Job) bool {
+		msg := instanceUpdate(i, job)
+		if msg == "" {
+			return false
 		}
-		return nil
-	})
-	if errors.Is(err, garrison.ErrNotFound) {
-		return nil // deleted meanwhile: nothing to do
+		i.StatusMessages = append(i.StatusMessages, garrison.Event{
+			CreatedAt: h.opts.Now().UTC(), Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: msg,
+		})
+		return true
 	}
-	return err
+	return r
 }
 
 // instanceUpdate edits an instance for a job its runner took and returns a status message,

@@ -34,14 +34,26 @@ func (m *Metrics) ObserveJobs(st store.Store) *ObservedStore {
 
 // UpsertJob writes the job and observes the stages the write reached.
 func (s *ObservedStore) UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error) {
+	j, _, err := s.RecordJob(ctx, store.JobRecord{ID: id, Job: fn})
+	return j, err
+}
+
+// RecordJob writes the job and its runner's instance and observes the stages the job
+// reached.
+func (s *ObservedStore) RecordJob(ctx context.Context, r store.JobRecord) (garrison.Job, *garrison.Instance, error) {
 	var before garrison.Job
 	var existed bool
-	after, err := s.Store.UpsertJob(ctx, id, func(j *garrison.Job, exists bool) error {
+	fn := r.Job
+	r.Job = func(j *garrison.Job, exists bool) error {
 		before, existed = *j, exists // the last call is the one that commits
 		return fn(j, exists)
-	})
+	}
+	after, in, err := s.Store.RecordJob(ctx, r)
 	if err != nil {
-		return after, err
+		return after, in, err
+	}
+	if in != nil && in.PoolID != "" && (after.LockedBy == "" || after.LockedBy == in.ID) {
+		s.remember(after.ID, in.PoolID) // the runner's pool, without reading it back
 	}
 	if stages := Stages(before, existed, after); len(stages) > 0 {
 		s.m.ObserveJobStages(after, s.place(ctx, after), stages, s.now())
@@ -51,7 +63,7 @@ func (s *ObservedStore) UpsertJob(ctx context.Context, id int64, fn func(j *garr
 		delete(s.pools, after.ID)
 		s.mu.Unlock()
 	}
-	return after, nil
+	return after, in, nil
 }
 
 // DeleteJob forgets the job's pool as well.
@@ -60,6 +72,19 @@ func (s *ObservedStore) DeleteJob(ctx context.Context, id int64) error {
 	delete(s.pools, id)
 	s.mu.Unlock()
 	return s.Store.DeleteJob(ctx, id)
+}
+
+// remember notes the pool of a job's first runner.
+func (s *ObservedStore) remember(jobID int64, poolID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, known := s.pools[jobID]; known {
+		return
+	}
+	if len(s.pools) >= maxRemembered {
+		clear(s.pools)
+	}
+	s.pools[jobID] = poolID
 }
 
 // place finds the forge of the job's entity and the pool of its first runner.

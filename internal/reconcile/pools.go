@@ -117,16 +117,18 @@ func (r *Reconciler) execute(ctx context.Context, env *poolEnv, acts plan.Action
 // is made for.
 func (r *Reconciler) insertInstance(ctx context.Context, env *poolEnv, c plan.Create) (garrison.Instance, error) {
 	p := env.pool
+	msg := "instance requested: " + c.Reason
 	in, err := r.o.Store.CreateInstance(ctx, garrison.Instance{
 		Name: runnerName(p), PoolID: p.ID, ProviderName: p.ProviderName, OSType: p.OSType, OSArch: p.OSArch,
 		Status: garrison.InstancePendingCreate, RunnerStatus: garrison.RunnerPending, CreateAttempt: 1,
 		Generation: p.Generation, RunnerGroup: p.RunnerGroup,
 		MetadataURL: env.controller.MetadataURL, CallbackURL: env.controller.CallbackURL,
+		StatusMessages: []garrison.Event{statusEvent(garrison.LevelInfo, msg)}, // one write with the row
 	})
 	if err != nil {
 		return in, fmt.Errorf("reconcile: store new instance: %w", err)
 	}
-	r.event(ctx, env, in.Name, garrison.LevelInfo, "instance requested: "+c.Reason)
+	r.logEvent(ctx, env, in.Name, garrison.LevelInfo, msg)
 	if c.JobID != 0 {
 		r.lockJob(ctx, env, c.JobID, in.ID)
 	}

@@ -225,7 +225,8 @@ type InstanceFilter struct {
 // Instances keeps instances and their status messages.
 type Instances interface {
 	// CreateInstance: ErrConflict if the name (or a non-empty provider id) is taken;
-	// ErrNotFound if the pool does not exist.
+	// ErrNotFound if the pool does not exist. Status messages given are recorded in the
+	// same write.
 	CreateInstance(ctx context.Context, i garrison.Instance) (garrison.Instance, error)
 	// Instance looks an instance up by name, with its newest status messages.
 	Instance(ctx context.Context, name string) (garrison.Instance, error)
@@ -254,6 +255,19 @@ type JobFilter struct {
 	UpdatedSince time.Time
 }
 
+// JobRecord is a job ledger write together with the update it makes to the instance of
+// the job's runner (RecordJob): a delivery saying a runner started or finished a job is
+// one write, not two.
+type JobRecord struct {
+	ID  int64
+	Job func(j *garrison.Job, exists bool) error // as UpsertJob's fn
+	// Runner names the instance to update after the job; "" for none.
+	Runner string
+	// Instance edits the runner's instance given the job as written; false leaves it
+	// unwritten. Status messages it appends are recorded as UpdateInstance's are.
+	Instance func(i *garrison.Instance, j garrison.Job) bool
+}
+
 // Jobs keeps the job ledger.
 type Jobs interface {
 	// UpsertJob creates or updates the job with the given workflow job id atomically. fn
@@ -261,6 +275,11 @@ type Jobs interface {
 	// place. A new job gets the next Seq, never one a deleted job had; ID, Seq and
 	// CreatedAt cannot change.
 	UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error)
+	// RecordJob is UpsertJob of r.ID with r.Job and then, in the same write, an update of
+	// the instance named r.Runner by r.Instance, which is given the job as written and
+	// returns false to leave the instance unwritten. The updated instance is returned,
+	// nil when there is none: no r.Runner, no such instance, or r.Instance declined.
+	RecordJob(ctx context.Context, r JobRecord) (garrison.Job, *garrison.Instance, error)
 	// Job returns the job with the given workflow job id.
 	Job(ctx context.Context, id int64) (garrison.Job, error)
 	// ListJobs lists the jobs matching f in creation order (by Seq).

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -94,6 +95,7 @@ func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garris
 	i.ID = newID()
 	i.CreatedAt = now()
 	i.UpdatedAt = i.CreatedAt
+	msgs := i.StatusMessages
 	i.StatusMessages = []garrison.Event{}
 	args, err := s.instanceArgs(i)
 	if err != nil {
@@ -106,7 +108,11 @@ func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garris
 		_, err := c.exec(ctx, `INSERT INTO instances (id, name, `+instanceColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			append([]any{i.ID, i.Name}, args...)...)
-		return s.instanceWriteErr(err, i)
+		if err := s.instanceWriteErr(err, i); err != nil || len(msgs) == 0 {
+			return err
+		}
+		i.StatusMessages, err = s.addInstanceEvents(ctx, c, i.ID, msgs)
+		return err
 	})
 	if err != nil {
 		return garrison.Instance{}, err
@@ -218,38 +224,48 @@ func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]ga
 func (s *Store) UpdateInstance(ctx context.Context, name string, fn func(*garrison.Instance) error) (garrison.Instance, error) {
 	var out garrison.Instance
 	err := s.write(ctx, func(c conn) error {
-		cur, err := s.instanceTx(ctx, c, c.forUpdate(instanceSelect+` WHERE i.name = ?`), name)
-		if err != nil {
-			return err
-		}
-		next := cur
-		next.StatusMessages = slices.Clip(cur.StatusMessages) // fn's appends must not write into cur's
-		if err := fn(&next); err != nil {
-			return err
-		}
-		added := appendedEvents(cur.StatusMessages, next.StatusMessages)
-		next.ID, next.Name, next.PoolID, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Name, cur.PoolID, cur.CreatedAt, now()
-		next.ScaleSetID = cur.ScaleSetID
-		next.StatusMessages = cur.StatusMessages
-		args, err := s.instanceArgs(next)
-		if err != nil {
-			return err
-		}
-		_, err = c.exec(ctx, `UPDATE instances SET (`+instanceColumns+`) =
-			(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
-			append(args, next.ID)...)
-		if err := s.instanceWriteErr(err, next); err != nil {
-			return err
-		}
-		if len(added) > 0 {
-			if next.StatusMessages, err = s.addInstanceEvents(ctx, c, next.ID, added); err != nil {
-				return err
-			}
-		}
-		out = next
-		return nil
+		var err error
+		out, err = s.updateInstanceTx(ctx, c, name, fn)
+		return err
 	})
 	return out, err
+}
+
+// errUnchanged is returned by an update function that leaves its row as it was: nothing
+// is written.
+var errUnchanged = errors.New("sqlstore: unchanged")
+
+// updateInstanceTx is UpdateInstance inside the write c.
+func (s *Store) updateInstanceTx(ctx context.Context, c conn, name string, fn func(*garrison.Instance) error) (garrison.Instance, error) {
+	cur, err := s.instanceTx(ctx, c, c.forUpdate(instanceSelect+` WHERE i.name = ?`), name)
+	if err != nil {
+		return cur, err
+	}
+	next := cur
+	next.StatusMessages = slices.Clip(cur.StatusMessages) // fn's appends must not write into cur's
+	if err := fn(&next); err != nil {
+		return garrison.Instance{}, err
+	}
+	added := appendedEvents(cur.StatusMessages, next.StatusMessages)
+	next.ID, next.Name, next.PoolID, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Name, cur.PoolID, cur.CreatedAt, now()
+	next.ScaleSetID = cur.ScaleSetID
+	next.StatusMessages = cur.StatusMessages
+	args, err := s.instanceArgs(next)
+	if err != nil {
+		return garrison.Instance{}, err
+	}
+	_, err = c.exec(ctx, `UPDATE instances SET (`+instanceColumns+`) =
+		(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE id = ?`,
+		append(args, next.ID)...)
+	if err := s.instanceWriteErr(err, next); err != nil {
+		return garrison.Instance{}, err
+	}
+	if len(added) > 0 {
+		if next.StatusMessages, err = s.addInstanceEvents(ctx, c, next.ID, added); err != nil {
+			return garrison.Instance{}, err
+		}
+	}
+	return next, nil
 }
 
 // appendedEvents returns the status messages an UpdateInstance function appended to the

@@ -44,21 +44,55 @@ var errJobRace = errors.New("job created concurrently")
 // current row, locked (a zero Job with ID set when exists is false), and edits it in place.
 // A new job gets the next Seq; ID, Seq and CreatedAt cannot change.
 func (s *Store) UpsertJob(ctx context.Context, id int64, fn func(j *garrison.Job, exists bool) error) (garrison.Job, error) {
+	j, _, err := s.RecordJob(ctx, store.JobRecord{ID: id, Job: fn})
+	return j, err
+}
+
+// RecordJob writes the job as UpsertJob does and then, in the same transaction, the
+// update r.Instance makes to the runner's instance (see store.JobRecord).
+func (s *Store) RecordJob(ctx context.Context, r store.JobRecord) (garrison.Job, *garrison.Instance, error) {
 	var (
-		out garrison.Job
-		err error
+		job  garrison.Job
+		inst *garrison.Instance
+		err  error
 	)
 	for range maxAttempts {
 		err = s.write(ctx, func(c conn) error {
 			var err error
-			out, err = s.upsertJobTx(ctx, c, id, fn)
+			if job, err = s.upsertJobTx(ctx, c, r.ID, r.Job); err != nil {
+				return err
+			}
+			inst, err = s.runnerUpdateTx(ctx, c, r, job)
 			return err
 		})
 		if !errors.Is(err, errJobRace) {
 			break
 		}
 	}
-	return out, err
+	if err != nil {
+		return garrison.Job{}, nil, err
+	}
+	return job, inst, nil
+}
+
+// runnerUpdateTx applies a JobRecord's instance update; nil when it wrote nothing.
+func (s *Store) runnerUpdateTx(ctx context.Context, c conn, r store.JobRecord, job garrison.Job) (*garrison.Instance, error) {
+	if r.Runner == "" || r.Instance == nil {
+		return nil, nil
+	}
+	in, err := s.updateInstanceTx(ctx, c, r.Runner, func(i *garrison.Instance) error {
+		if !r.Instance(i, job) {
+			return errUnchanged
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errUnchanged), errors.Is(err, garrison.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &in, nil
 }
 
 func (s *Store) upsertJobTx(ctx context.Context, c conn, id int64, fn func(*garrison.Job, bool) error) (garrison.Job, error) {

@@ -20,6 +20,7 @@ var instanceCases = []testCase{
 		in.JITConfig = map[string]string{".runner": "e30="}
 		in.ProviderFault = []byte("boom")
 		in.Heartbeat = time.Date(2026, 1, 2, 3, 4, 5, 123456000, time.FixedZone("x", 3600))
+		in.StatusMessages = []garrison.Event{{Type: garrison.EventStatus, Level: garrison.LevelInfo, Message: "requested"}}
 		i := ok(s.CreateInstance(ctx, in)).get(t)
 		checkStamps(t, i.CreatedAt, i.UpdatedAt)
 		for _, got := range []garrison.Instance{ok(s.Instance(ctx, "runner-1")).get(t), ok(s.InstanceByID(ctx, i.ID)).get(t)} {
@@ -31,8 +32,8 @@ var instanceCases = []testCase{
 			wantEqual(t, "fault", string(got.ProviderFault), "boom")
 			wantEqual(t, "heartbeat", got.Heartbeat, in.Heartbeat.UTC())
 			wantEqual(t, "created at", got.CreatedAt, i.CreatedAt)
-			if got.StatusMessages == nil {
-				t.Fatal("status messages nil on a single read")
+			if len(got.StatusMessages) != 1 || got.StatusMessages[0].Message != "requested" {
+				t.Fatalf("status messages %+v, want the one given at create", got.StatusMessages)
 			}
 		}
 	}},

@@ -68,7 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store, opts ...Option) {
 	var cases []testCase
 	for _, group := range [][]testCase{
 		controllerCases, userCases, endpointCases, credentialsCases, entityCases, forgeInstanceCases, proxyCases, objectCases, objectContentCases, eventCases,
-		poolCases, scaleSetCases, instanceCases, instanceEventCases, jobCases, leaseCases, fencingCases, replicaCases, lifecycleCases, migrationCases, orderCases,
+		poolCases, scaleSetCases, instanceCases, instanceEventCases, jobCases, jobRecordCases, leaseCases, fencingCases, replicaCases, lifecycleCases, migrationCases, orderCases,
 		importCases, importScaleSetCases, templateCases,
 	} {
 		cases = append(cases, group...)
