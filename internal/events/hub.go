@@ -33,7 +33,8 @@ type frame struct {
 
 // Hub fans changes out to subscribers. The zero value is not usable; use NewHub.
 type Hub struct {
-	in      chan garrison.Change
+	in      chan published
+	seq     atomic.Uint64 // the number of the last change published
 	active  atomic.Int32  // number of subscribers
 	dropped atomic.Uint64 // changes or frames not delivered
 
@@ -44,7 +45,14 @@ type Hub struct {
 
 // NewHub returns a Hub; call Run to start delivering.
 func NewHub() *Hub {
-	return &Hub{in: make(chan garrison.Change, InputQueue), subs: map[*Sub]struct{}{}}
+	return &Hub{in: make(chan published, InputQueue), subs: map[*Sub]struct{}{}}
+}
+
+// published is a change numbered in publish order: a subscription applies to the changes
+// published after it was set, whenever the Hub's goroutine gets to them.
+type published struct {
+	garrison.Change
+	seq uint64
 }
 
 // Active reports whether anyone subscribes; writers skip the reads that only events need
@@ -62,7 +70,7 @@ func (h *Hub) Publish(c garrison.Change) {
 		return
 	}
 	select {
-	case h.in <- c:
+	case h.in <- published{c, h.seq.Add(1)}:
 	default:
 		h.dropped.Add(1)
 	}
@@ -73,13 +81,29 @@ func (h *Hub) Publish(c garrison.Change) {
 type Sub struct {
 	C       <-chan []byte
 	c       chan []byte
-	want    atomic.Pointer[Subscription]
+	seq     *atomic.Uint64 // the Hub's publish counter
+	want    atomic.Pointer[wanted]
 	done    chan struct{}
 	dropped atomic.Uint64
 }
 
-// Set replaces what s wants (EV-1).
-func (s *Sub) Set(sub Subscription) { s.want.Store(&sub) }
+// wanted is a subscription and the number of the last change published before it was set.
+type wanted struct {
+	sub   Subscription
+	after uint64
+	prev  *wanted // the subscription it replaced, for changes published before (one kept)
+}
+
+// Set replaces what s wants (EV-1) for the changes published from now on: one published
+// before, still on its way through the Hub, is matched against the subscription it was
+// published under, so none was wanted before the first Set.
+func (s *Sub) Set(sub Subscription) {
+	w := &wanted{sub: sub, after: s.seq.Load()}
+	if p := s.want.Load(); p != nil {
+		w.prev = &wanted{sub: p.sub, after: p.after}
+	}
+	s.want.Store(w)
+}
 
 // Done is closed when the Hub stops or s is unsubscribed.
 func (s *Sub) Done() <-chan struct{} { return s.done }
@@ -87,16 +111,20 @@ func (s *Sub) Done() <-chan struct{} { return s.done }
 // Dropped is how many frames s lost because its queue was full.
 func (s *Sub) Dropped() uint64 { return s.dropped.Load() }
 
-func (s *Sub) wants(c garrison.Change) bool {
-	w := s.want.Load()
-	return w != nil && w.Matches(c.Type, c.Op)
+func (s *Sub) wants(c published) bool {
+	for w := s.want.Load(); w != nil; w = w.prev {
+		if c.seq > w.after {
+			return w.sub.Matches(c.Type, c.Op)
+		}
+	}
+	return false
 }
 
 // Subscribe adds a subscriber with a queue of SubscriberQueue frames. After the Hub has
 // stopped, the subscriber it returns is already done.
 func (h *Hub) Subscribe() *Sub {
 	c := make(chan []byte, SubscriberQueue)
-	s := &Sub{C: c, c: c, done: make(chan struct{})}
+	s := &Sub{C: c, c: c, seq: &h.seq, done: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -134,11 +162,12 @@ func (h *Hub) Run(ctx context.Context, render Render, fallback Fallback, log *sl
 }
 
 // deliver renders c once for the subscribers that want it and queues the frame to each.
-func (h *Hub) deliver(ctx context.Context, c garrison.Change, render Render, fallback Fallback, log *slog.Logger) {
-	targets := h.targets(c)
+func (h *Hub) deliver(ctx context.Context, p published, render Render, fallback Fallback, log *slog.Logger) {
+	targets := h.targets(p)
 	if len(targets) == 0 {
 		return
 	}
+	c := p.Change
 	payload, err := render(ctx, c)
 	if err != nil {
 		log.DebugContext(ctx, "rendering an event; sending the short payload", "entity_type", c.Type, "operation", c.Op, "err", err)
@@ -159,7 +188,7 @@ func (h *Hub) deliver(ctx context.Context, c garrison.Change, render Render, fal
 	}
 }
 
-func (h *Hub) targets(c garrison.Change) []*Sub {
+func (h *Hub) targets(c published) []*Sub {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []*Sub

@@ -214,3 +214,30 @@ func TestHubFallback(t *testing.T) {
 		}
 	})
 }
+
+// TestHubSubscriptionStartsAtSet: a subscription applies to the changes published after it
+// was set, however late the Hub's goroutine gets to them; one it replaced still applies to
+// the changes published before the replacement (EV-1).
+func TestHubSubscriptionStartsAtSet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHub()
+		var calls atomic.Int32
+		s := h.Subscribe()
+		h.Publish(poolChange(garrison.OpCreate, "before")) // no subscription yet
+		s.Set(Subscription{Filters: []Filter{{Type: garrison.ChangePool}}})
+		h.Publish(poolChange(garrison.OpUpdate, "under-pools"))
+		s.Set(Subscription{Filters: []Filter{{Type: garrison.ChangeJob}}})
+		h.Publish(poolChange(garrison.OpUpdate, "after-replace"))
+		h.Publish(garrison.Change{Type: garrison.ChangeJob, Op: garrison.OpCreate, Object: "j1"})
+
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx, renderID(&calls), noFallback, discard) // only now are they delivered
+		synctest.Wait()
+		want := []string{`{"entity-type":"pool","operation":"update","payload":{"id":"under-pools"}}`,
+			`{"entity-type":"job","operation":"create","payload":{"id":"j1"}}`}
+		if got := drain(s); !equal(got, want) {
+			t.Errorf("got %q\nwant %q", got, want)
+		}
+	})
+}
