@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -38,15 +39,47 @@ type poolEnv struct {
 }
 
 // load reads a pool's environment for planning. A missing pool gives (nil, ErrNotFound).
+// The pool comes from the list of its entity's pools, which the plan reads anyway: a
+// pool never changes entity, so once its entity is known one read gives both.
 func (r *Reconciler) load(ctx context.Context, poolID string) (*poolEnv, error) {
-	env, err := r.loadPool(ctx, poolID)
+	entityID, ok := r.poolEntity(poolID)
+	if !ok {
+		pool, err := r.o.Store.Pool(ctx, poolID)
+		if err != nil {
+			return nil, fmt.Errorf("reconcile: read pool %s: %w", poolID, err)
+		}
+		entityID = pool.EntityID
+	}
+	pools, err := r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: entityID})
+	if err != nil {
+		return nil, fmt.Errorf("reconcile: list pools: %w", err)
+	}
+	i := slices.IndexFunc(pools, func(p garrison.Pool) bool { return p.ID == poolID })
+	if i < 0 {
+		return nil, garrison.Errorf(garrison.ENotFound, "reconcile: pool %s not found", poolID)
+	}
+	r.rememberPoolEntity(poolID, entityID)
+	env, err := r.envOf(ctx, pools[i])
 	if err != nil {
 		return env, err
 	}
-	if env.pools, err = r.o.Store.ListPools(ctx, store.PoolFilter{EntityID: env.pool.EntityID}); err != nil {
-		return env, fmt.Errorf("reconcile: list pools: %w", err)
-	}
+	env.pools = pools
 	return env, r.observe(ctx, env)
+}
+
+// poolEntity returns the entity of a pool this reconciler has read.
+func (r *Reconciler) poolEntity(poolID string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.poolEntities[poolID]
+	return id, ok
+}
+
+// rememberPoolEntity records the entity of a pool (forgetPool forgets it).
+func (r *Reconciler) rememberPoolEntity(poolID, entityID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.poolEntities[poolID] = entityID
 }
 
 // loadPool reads the pool, its entity and provider, and the controller: what a step on

@@ -45,4 +45,5 @@ func (r *Reconciler) forgetPool(poolID string) {
 	delete(r.rateLimits, poolID)
 	delete(r.groupIgnored, poolID)
 	delete(r.hints, poolID)
+	delete(r.poolEntities, poolID)
 }

@@ -166,6 +166,8 @@ type Reconciler struct {
 	groupIgnored map[string]string
 	// held: pool id -> until when this replica holds its lease, as of its last claim.
 	held map[string]time.Time
+	// poolEntities: pool id -> its entity's id (a pool never changes entity).
+	poolEntities map[string]string
 }
 
 // resyncKey is the resync controller's one key.
@@ -179,7 +181,8 @@ func New(o Options) (*Reconciler, error) {
 	o = o.withDefaults()
 	r := &Reconciler{
 		o: o, log: o.Logger, runnerLists: map[string]runnerList{}, hints: map[string]repairHint{}, poolFaults: map[string]error{},
-		backoffs: map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
+		poolEntities: map[string]string{},
+		backoffs:     map[string]*plan.Backoff{}, lastUp: map[string]time.Time{}, rateLimits: map[string]time.Time{},
 		offline: map[string]time.Time{}, busy: map[string]busyWait{},
 		groupIgnored: map[string]string{},
 		held:         map[string]time.Time{},
