@@ -66,11 +66,19 @@ func Response(err error) (int, apiv1.APIError) {
 	return status, body
 }
 
-// WriteJSON writes v as a JSON answer with status.
+// serverErrorBody is the answer to a value that does not encode.
+var serverErrorBody = []byte(`{"error":"Server error","details":""}`)
+
+// WriteJSON writes v as a JSON answer with status. A long list (listStreamed elements or
+// more) is encoded and sent a chunk at a time (see writeList).
 func WriteJSON(w http.ResponseWriter, status int, v any) {
+	if list, ok := streamable(v); ok {
+		writeList(w, status, list)
+		return
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"Server error","details":""}`)
+		status, b = http.StatusInternalServerError, serverErrorBody
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
