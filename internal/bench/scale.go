@@ -199,9 +199,14 @@ type passStep struct {
 	took time.Duration
 }
 
+// firstPassQuery asks /metrics for the first-pass gauges alone: a whole scrape would
+// collect a series per runner and per job each second, which the bench would then
+// measure as the server's own CPU and memory.
+const firstPassQuery = "?name[]=garrison_reconcile_first_pass_seconds&name[]=garrison_reconcile_first_pass_completed_timestamp_seconds"
+
 // firstPass scrapes the server's /metrics for its first pass (zero steps until done).
 func (e *env) firstPass(ctx context.Context) (planned, repaired passStep, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.server.url+"/metrics", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.server.url+"/metrics"+firstPassQuery, nil)
 	if err != nil {
 		return planned, repaired, err
 	}

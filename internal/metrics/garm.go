@@ -14,7 +14,7 @@ import (
 // accurate (D-3). Scale-set families are described but have no series: garrison has no
 // scale sets.
 var (
-	descHealth = prometheus.NewDesc("garm_health", "Health of garrison: 1 when initialised with metadata and callback URLs set, else 0.",
+	descHealth = snapshotDesc("garm_health", "Health of garrison: 1 when initialised with metadata and callback URLs set, else 0.",
 		[]string{"metadata_url", "callback_url", "webhook_url", "controller_webhook_url", "controller_id"}, nil)
 
 	descRepoInfo  = entityInfoDesc("repository")
@@ -23,32 +23,42 @@ var (
 	descOrgPM     = entityPMDesc("organization")
 	descEntInfo   = entityInfoDesc("enterprise")
 	descEntPM     = entityPMDesc("enterprise")
-	descProvider  = prometheus.NewDesc("garm_provider_info", "Info of the provider.", []string{"name", "type", "description"}, nil)
-	descPoolInfo  = prometheus.NewDesc("garm_pool_info", "Info of the pool.", []string{"id", "image", "flavor", "prefix", "os_type", "os_arch", "tags", "provider", "pool_owner", "pool_type"}, nil)
-	descPoolState = prometheus.NewDesc("garm_pool_status", "Status of the pool.", []string{"id", "enabled"}, nil)
-	descPoolMax   = prometheus.NewDesc("garm_pool_max_runners", "Maximum number of runners in the pool.", []string{"id"}, nil)
-	descPoolIdle  = prometheus.NewDesc("garm_pool_min_idle_runners", "Minimum number of idle runners in the pool.", []string{"id"}, nil)
-	descPoolBoot  = prometheus.NewDesc("garm_pool_bootstrap_timeout", "Runner bootstrap timeout in the pool.", []string{"id"}, nil)
+	descProvider  = snapshotDesc("garm_provider_info", "Info of the provider.", []string{"name", "type", "description"}, nil)
+	descPoolInfo  = snapshotDesc("garm_pool_info", "Info of the pool.", []string{"id", "image", "flavor", "prefix", "os_type", "os_arch", "tags", "provider", "pool_owner", "pool_type"}, nil)
+	descPoolState = snapshotDesc("garm_pool_status", "Status of the pool.", []string{"id", "enabled"}, nil)
+	descPoolMax   = snapshotDesc("garm_pool_max_runners", "Maximum number of runners in the pool.", []string{"id"}, nil)
+	descPoolIdle  = snapshotDesc("garm_pool_min_idle_runners", "Minimum number of idle runners in the pool.", []string{"id"}, nil)
+	descPoolBoot  = snapshotDesc("garm_pool_bootstrap_timeout", "Runner bootstrap timeout in the pool.", []string{"id"}, nil)
 
-	descScaleSetInfo = prometheus.NewDesc("garm_scaleset_info", "Info of the scale set.", []string{"id", "scaleset_id", "name", "image", "flavor", "prefix", "os_type", "os_arch", "tags", "provider", "runner_group", "scaleset_owner", "scaleset_type"}, nil)
+	descScaleSetInfo = snapshotDesc("garm_scaleset_info", "Info of the scale set.", []string{"id", "scaleset_id", "name", "image", "flavor", "prefix", "os_type", "os_arch", "tags", "provider", "runner_group", "scaleset_owner", "scaleset_type"}, nil)
 
-	descRunner = prometheus.NewDesc("garm_runner_status", "Status of the instance.",
+	descRunner = snapshotDesc("garm_runner_status", "Status of the instance.",
 		[]string{"name", "status", "runner_status", "pool_owner", "pool_type", "pool_id", "scaleset_id", "provider"}, nil)
-	descJob = prometheus.NewDesc("garm_job_status", "List of workflow jobs and their status.",
+	descJob = snapshotDesc("garm_job_status", "List of workflow jobs and their status.",
 		[]string{"job_id", "workflow_job_id", "scaleset_job_id", "workflow_run_id", "name", "status", "conclusion", "runner_name", "owner", "repository", "requested_labels"}, nil)
 
-	descPoolInstances = prometheus.NewDesc("garrison_pool_instances", "Instances per pool by status and runner status.",
+	descPoolInstances = snapshotDesc("garrison_pool_instances", "Instances per pool by status and runner status.",
 		[]string{"pool_id", "status", "runner_status"}, nil)
-	descOpenJobs = prometheus.NewDesc("garrison_jobs", "Open jobs (queued or in progress) by forge, entity type and status.",
+	descOpenJobs = snapshotDesc("garrison_jobs", "Open jobs (queued or in progress) by forge, entity type and status.",
 		[]string{"forge", "entity_type", "status"}, nil)
 )
 
 func entityInfoDesc(kind string) *prometheus.Desc {
-	return prometheus.NewDesc("garm_"+kind+"_info", "Info of the "+kind+".", []string{"name", "id"}, nil)
+	return snapshotDesc("garm_"+kind+"_info", "Info of the "+kind+".", []string{"name", "id"}, nil)
 }
 
 func entityPMDesc(kind string) *prometheus.Desc {
-	return prometheus.NewDesc("garm_"+kind+"_pool_manager_status", "Status of the "+kind+" pool manager.", []string{"name", "id", "running"}, nil)
+	return snapshotDesc("garm_"+kind+"_pool_manager_status", "Status of the "+kind+" pool manager.", []string{"name", "id", "running"}, nil)
+}
+
+// snapshotFamilies names the snapshot families: a scrape that asks for none of them by
+// name (name[]) does not collect them (see Metrics.Handler).
+var snapshotFamilies = map[string]bool{}
+
+// snapshotDesc is prometheus.NewDesc for a snapshot family, which it records by name.
+func snapshotDesc(name, help string, labels []string, constLabels prometheus.Labels) *prometheus.Desc {
+	snapshotFamilies[name] = true
+	return prometheus.NewDesc(name, help, labels, constLabels)
 }
 
 // garmCollector exports the snapshot families.

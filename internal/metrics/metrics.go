@@ -9,6 +9,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,6 +24,9 @@ const namespace = "garrison"
 // Metrics is the registry and the collectors garrison exports.
 type Metrics struct {
 	Registry *prometheus.Registry
+	// snapshot holds the snapshot families (AddSnapshot): one series per instance and
+	// per job, so a scrape that does not ask for them leaves them out (Handler).
+	snapshot *prometheus.Registry
 
 	providerCalls    *prometheus.CounterVec
 	providerFailures *prometheus.CounterVec
@@ -35,7 +39,7 @@ type Metrics struct {
 
 // New builds a registry with the Go and process collectors and garrison's own.
 func New() *Metrics {
-	m := &Metrics{Registry: prometheus.NewRegistry(), forge: newForgeMetrics()}
+	m := &Metrics{Registry: prometheus.NewRegistry(), snapshot: prometheus.NewRegistry(), forge: newForgeMetrics()}
 	m.providerCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Subsystem: "provider", Name: "calls_total",
 		Help: "Provider executable calls, by provider and command.",
@@ -69,12 +73,24 @@ func New() *Metrics {
 // AddSnapshot registers GARM's snapshot families (and garrison's per-pool and open-job
 // counts), read from the store at most once per o.Period when scraped.
 func (m *Metrics) AddSnapshot(o SnapshotOptions) error {
-	return m.Registry.Register(garmCollector{s: newSnapshotter(o)})
+	return m.snapshot.Register(garmCollector{s: newSnapshotter(o)})
 }
 
-// Handler serves the registry in the Prometheus text format.
+// Handler serves the registry in the Prometheus text format. A scrape may ask for some
+// families by name (name[]=F, repeated); one that names no snapshot family does not
+// collect them: a scraper that follows a few gauges (the benchmark's first-pass gauges,
+// once a second) costs nothing per runner and per job.
 func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+	all := promhttp.HandlerFor(prometheus.Gatherers{m.Registry, m.snapshot}, promhttp.HandlerOpts{Registry: m.Registry})
+	core := promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		names := r.URL.Query()["name[]"]
+		if len(names) > 0 && !slices.ContainsFunc(names, func(n string) bool { return snapshotFamilies[n] }) {
+			core.ServeHTTP(w, r)
+			return
+		}
+		all.ServeHTTP(w, r)
+	})
 }
 
 // ObserveProviderCall records one provider executable call, in garrison's families and in

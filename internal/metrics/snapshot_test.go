@@ -1,12 +1,15 @@
 package metrics
 
 import (
+	"context"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // TestSnapshotFamilies: GARM's snapshot families carry GARM's labels, with repositories
@@ -70,4 +73,48 @@ func TestSnapshotPeriod(t *testing.T) {
 	}
 	now = now.Add(time.Minute)
 	wantLines(t, scrape(t, m), `garm_health{callback_url="http://g/api/v1/callbacks",`, `metadata_url="http://g/api/v1/metadata",webhook_url=""} 1`)
+}
+
+// countingSource counts the snapshot's reads of the instances.
+type countingSource struct {
+	Source
+	instanceReads int
+}
+
+func (c *countingSource) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
+	c.instanceReads++
+	return c.Source.ListInstances(ctx, f)
+}
+
+// TestScrapeByName: a scrape that names only other families neither reads nor sends the
+// snapshot families; one that names a snapshot family, or names none, has them.
+func TestScrapeByName(t *testing.T) {
+	f := seed(t)
+	src := &countingSource{Source: f.st}
+	m := New()
+	if err := m.AddSnapshot(SnapshotOptions{Source: src, Period: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	m.ObserveProviderCall("sim", "CreateInstance", time.Millisecond, nil)
+	get := func(query string) string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics"+query, nil))
+		if rec.Code != 200 {
+			t.Fatalf("scrape %s: %d %s", query, rec.Code, rec.Body)
+		}
+		return rec.Body.String()
+	}
+	body := get("?name[]=garrison_provider_calls_total")
+	if !strings.Contains(body, `garrison_provider_calls_total{command="CreateInstance",provider="sim"} 1`) {
+		t.Fatalf("the named family is missing:\n%s", body)
+	}
+	if strings.Contains(body, "garm_runner_status") || strings.Contains(body, "go_goroutines") || src.instanceReads != 0 {
+		t.Fatalf("a scrape by name sent other families or read the instances (%d reads):\n%s", src.instanceReads, body)
+	}
+	if body := get("?name[]=garm_runner_status"); !strings.Contains(body, `garm_runner_status{name="garm-abc"`) || src.instanceReads != 1 {
+		t.Fatalf("a scrape naming a snapshot family lacks it (%d reads):\n%s", src.instanceReads, body)
+	}
+	if body := get(""); !strings.Contains(body, "garm_runner_status{") || !strings.Contains(body, "garrison_provider_calls_total{") {
+		t.Fatalf("a whole scrape lacks a family:\n%s", body)
+	}
 }
