@@ -23,21 +23,23 @@ var (
 
 // add inserts an event for ownerID, its message cut to garrison.MaxEventMessageBytes, and
 // drops the owner's events beyond the newest keep. NUL characters, which PostgreSQL
-// cannot store in text, become U+FFFD on every backend.
-func (t eventTable) add(ctx context.Context, c conn, ownerID string, ev garrison.Event) error {
+// cannot store in text, become U+FFFD on every backend. It returns the event as stored
+// (id, time at stored precision, message as cut): as a read would give it.
+func (t eventTable) add(ctx context.Context, c conn, ownerID string, ev garrison.Event) (garrison.Event, error) {
 	if ev.CreatedAt.IsZero() {
 		ev.CreatedAt = now()
 	}
+	ev.CreatedAt = ev.CreatedAt.UTC().Truncate(precision)
 	ev.Message = garrison.TruncateMessage(strings.ReplaceAll(ev.Message, "\x00", "\uFFFD"))
-	_, err := c.exec(ctx, `INSERT INTO `+t.table+` (`+t.owner+`, created_at, type, level, message)
-		VALUES (?, ?, ?, ?, ?)`, ownerID, timeArg(ev.CreatedAt), ev.Type, ev.Level, ev.Message)
+	err := c.row(ctx, `INSERT INTO `+t.table+` (`+t.owner+`, created_at, type, level, message)
+		VALUES (?, ?, ?, ?, ?) RETURNING id`, ownerID, timeArg(ev.CreatedAt), ev.Type, ev.Level, ev.Message).Scan(&ev.ID)
 	if err != nil {
-		return err
+		return ev, err
 	}
 	_, err = c.exec(ctx, `DELETE FROM `+t.table+` WHERE `+t.owner+` = ? AND id <= (
 		SELECT id FROM `+t.table+` WHERE `+t.owner+` = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
 		ownerID, ownerID, t.keep)
-	return err
+	return ev, err
 }
 
 // list returns the newest limit events of ownerID (all kept when limit <= 0), oldest first.
@@ -74,7 +76,8 @@ func (s *Store) AddEntityEvent(ctx context.Context, entityID string, ev garrison
 		if !ok {
 			return notFound("entity %s not found", entityID)
 		}
-		return s.wrapErr("add entity event", entityEvents.add(ctx, c, entityID, ev))
+		_, err = entityEvents.add(ctx, c, entityID, ev)
+		return s.wrapErr("add entity event", err)
 	})
 }
 

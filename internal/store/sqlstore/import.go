@@ -201,7 +201,7 @@ func (s *Store) importEntities(ctx context.Context, c conn, snap store.Snapshot,
 			return s.wrap("import entity", err)
 		}
 		for _, ev := range snap.EntityEvents[e.ID] {
-			if err := entityEvents.add(ctx, c, e.ID, ev); err != nil {
+			if _, err := entityEvents.add(ctx, c, e.ID, ev); err != nil {
 				return s.wrap("import entity event", err)
 			}
 		}
@@ -281,7 +281,7 @@ func (s *Store) importInstances(ctx context.Context, c conn, snap store.Snapshot
 			return err
 		}
 		for _, ev := range i.StatusMessages {
-			if err := instanceEvents.add(ctx, c, i.ID, ev); err != nil {
+			if _, err := instanceEvents.add(ctx, c, i.ID, ev); err != nil {
 				return s.wrap("import status message", err)
 			}
 		}

@@ -111,7 +111,7 @@ func (s *Store) CreateInstance(ctx context.Context, i garrison.Instance) (garris
 		if err := s.instanceWriteErr(err, i); err != nil || len(msgs) == 0 {
 			return err
 		}
-		i.StatusMessages, err = s.addInstanceEvents(ctx, c, i.ID, msgs)
+		i.StatusMessages, err = s.addInstanceEvents(ctx, c, i.ID, nil, msgs)
 		return err
 	})
 	if err != nil {
@@ -261,7 +261,7 @@ func (s *Store) updateInstanceTx(ctx context.Context, c conn, name string, fn fu
 		return garrison.Instance{}, err
 	}
 	if len(added) > 0 {
-		if next.StatusMessages, err = s.addInstanceEvents(ctx, c, next.ID, added); err != nil {
+		if next.StatusMessages, err = s.addInstanceEvents(ctx, c, next.ID, cur.StatusMessages, added); err != nil {
 			return garrison.Instance{}, err
 		}
 	}
@@ -278,15 +278,21 @@ func appendedEvents(before, after []garrison.Event) []garrison.Event {
 }
 
 // addInstanceEvents records status messages of the instance inside a write and returns
-// the newest it keeps.
-func (s *Store) addInstanceEvents(ctx context.Context, c conn, id string, evs []garrison.Event) ([]garrison.Event, error) {
+// the newest it keeps: kept (the ones the write read) and the new ones, as stored, without
+// reading them back.
+func (s *Store) addInstanceEvents(ctx context.Context, c conn, id string, kept, evs []garrison.Event) ([]garrison.Event, error) {
+	list := slices.Clone(kept)
 	for _, ev := range evs {
-		if err := instanceEvents.add(ctx, c, id, ev); err != nil {
+		stored, err := instanceEvents.add(ctx, c, id, ev)
+		if err != nil {
 			return nil, s.wrapErr("add status message", err)
 		}
+		list = append(list, stored)
 	}
-	list, err := instanceEvents.list(ctx, c, id, 0)
-	return list, s.wrapErr("read status messages", err)
+	if over := len(list) - instanceEvents.keep; over > 0 {
+		list = list[over:]
+	}
+	return list, nil
 }
 
 // DeleteInstance removes the instance and its status messages; nil if missing.
@@ -305,6 +311,7 @@ func (s *Store) AddInstanceEvent(ctx context.Context, name string, ev garrison.E
 		if err := c.row(ctx, c.forUpdate(`SELECT id FROM instances WHERE name = ?`), name).Scan(&id); err != nil {
 			return s.noRows(err, "read instance", "instance %s not found", name)
 		}
-		return s.wrapErr("add status message", instanceEvents.add(ctx, c, id, ev))
+		_, err := instanceEvents.add(ctx, c, id, ev)
+		return s.wrapErr("add status message", err)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/garrison-ci/garrison"
@@ -67,6 +68,7 @@ var instanceEventCases = []testCase{
 			wantEqual(t, what+" messages", strings.Join(msgs, ","), "first,second,third")
 			wantEqual(t, what+" status", in.Status, garrison.InstanceRunning)
 		}
+		sameEvents(t, "returned against read", got.StatusMessages, read.StatusMessages)
 		// A function that fails records neither its change nor its messages.
 		_, err := s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
 			i.StatusMessages = append(i.StatusMessages, garrison.Event{Message: "lost"})
@@ -76,8 +78,8 @@ var instanceEventCases = []testCase{
 			t.Fatal("a failing update function: no error")
 		}
 		wantEqual(t, "messages after a failed update", len(ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages), 3)
-		// Appends beyond the cap keep the newest.
-		ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+		// Appends beyond the cap keep the newest, in what the update returns too.
+		got = ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
 			for k := range garrison.MaxStatusMessages {
 				i.StatusMessages = append(i.StatusMessages, garrison.Event{Message: fmt.Sprint("m", k)})
 			}
@@ -86,6 +88,15 @@ var instanceEventCases = []testCase{
 		kept := ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages
 		wantEqual(t, "kept", len(kept), garrison.MaxStatusMessages)
 		wantEqual(t, "newest", kept[len(kept)-1].Message, fmt.Sprint("m", garrison.MaxStatusMessages-1))
+		sameEvents(t, "returned against read beyond the cap", got.StatusMessages, kept)
+		// A message given a time keeps it, at the stored precision; a long one is cut.
+		at := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))
+		got = ok(s.UpdateInstance(ctx, "runner-1", func(i *garrison.Instance) error {
+			i.StatusMessages = append(i.StatusMessages, garrison.Event{CreatedAt: at, Message: strings.Repeat("€", 1<<12)})
+			return nil
+		})).get(t)
+		sameEvents(t, "returned against read of a timed, long message", got.StatusMessages,
+			ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages)
 	}},
 	{"InstanceEvents/LongMessageCut", func(t *testing.T, b Backend, s store.Store) {
 		ctx := t.Context()
@@ -129,6 +140,21 @@ var instanceEventCases = []testCase{
 		}
 		checkCutMessage(t, "read", ok(s.Instance(ctx, "runner-1")).get(t).StatusMessages[0].Message, msg)
 	}},
+}
+
+// sameEvents fails unless the two lists hold the same events: ids, times, types,
+// levels and messages.
+func sameEvents(t *testing.T, what string, got, want []garrison.Event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.ID != w.ID || !g.CreatedAt.Equal(w.CreatedAt) || g.Type != w.Type || g.Level != w.Level || g.Message != w.Message {
+			t.Fatalf("%s: event %d is %+v, want %+v", what, i, g, w)
+		}
+	}
 }
 
 // countEvents counts the status message rows of the named instance.
