@@ -46,7 +46,7 @@ func helperTools(t *testing.T) testbed.Command {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return testbed.Command{Env: []string{helperEnv + "=1"}, Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
+	return testbed.Command{Env: testbed.HelperEnv(helperEnv), Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
 }
 
 // e2eDeadline bounds every wait of the crash test: generous, since it only asserts what

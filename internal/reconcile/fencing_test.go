@@ -52,6 +52,7 @@ func TestPausedReplicaCannotRecordItsCreate(t *testing.T) {
 		tookOver = true
 	}}
 	a := h.leasedReconciler(slow, "replica-a", time.Millisecond)
+	a.renewEvery = time.Hour // paused: it renews nothing either
 	h.pass(a, p.ID)
 	if !tookOver {
 		t.Fatal("replica a made no create")
@@ -78,6 +79,41 @@ func TestPausedReplicaCannotRecordItsCreate(t *testing.T) {
 	}
 	if names := h.providerNames(p.ID); len(names) != 1 || !names[ins[0].Name] {
 		t.Fatalf("provider has %v, want only %s", names, ins[0].Name)
+	}
+}
+
+// TestLongStepKeepsItsClaim: a create that outlasts the pool lease several times over
+// (a slow provider) keeps the claim, renewed while the step runs: another replica cannot
+// take the pool over meanwhile, and the step records its instance unfenced. Without the
+// renewals the other replica would take the pool, and every holder's step as long as
+// this one would be fenced at its end, over and over.
+func TestLongStepKeepsItsClaim(t *testing.T) {
+	h := newHarness(t)
+	p := h.pool(1, 2, "")
+	const ttl = 500 * time.Millisecond
+	var bTook bool
+	slow := pausingProvider{Provider: h.prov, afterCreate: func() {
+		time.Sleep(3 * ttl) // the step runs on, three leases long
+		_, held, err := h.store.Lease(t.Context(), store.PoolClaim(p.ID), "replica-b", time.Hour)
+		if err != nil {
+			t.Errorf("replica b's claim: %v", err)
+		}
+		bTook = held
+	}}
+	a := h.leasedReconciler(slow, "replica-a", ttl)
+	h.pass(a, p.ID)
+	if bTook {
+		t.Fatal("replica b took the pool over while replica a's step ran")
+	}
+	if n := h.store.FencingRefusals()[store.ClaimPool]; n != 0 {
+		t.Fatalf("%d fencing refusals, want none", n)
+	}
+	ins := h.instances(p.ID)
+	if len(ins) != 1 || ins[0].Status != garrison.InstanceRunning {
+		t.Fatalf("after the long create: %+v, want one instance running", ins)
+	}
+	if !a.holds(p.ID) {
+		t.Fatal("replica a no longer believes it holds the pool")
 	}
 }
 

@@ -10,17 +10,62 @@ import (
 
 // claim takes or renews this replica's lease on the pool (always held without Leases)
 // and returns ctx fenced by it: the store refuses the writes made with it once another
-// replica took the pool over (garrison.ErrFenced).
-func (r *Reconciler) claim(ctx context.Context, poolID string) (context.Context, bool, error) {
+// replica took the pool over (garrison.ErrFenced). While the claim is held, it is renewed
+// every third of the lease until release is called (see keepClaim); release is never nil.
+func (r *Reconciler) claim(ctx context.Context, poolID string) (_ context.Context, release func(), held bool, err error) {
 	if r.o.Leases == nil {
-		return ctx, true, nil
+		return ctx, func() {}, true, nil
 	}
 	f, held, err := r.o.Leases.Lease(ctx, store.PoolClaim(poolID), r.o.Holder, r.o.LeaseTTL)
 	r.noteHeld(poolID, held && err == nil)
 	if err != nil || !held {
-		return ctx, false, err
+		return ctx, func() {}, false, err
 	}
-	return store.WithFence(ctx, f), true, nil
+	return store.WithFence(ctx, f), r.keepClaim(ctx, poolID, f), true, nil
+}
+
+// keepClaim renews the claim f while a handler call acts under it, every renewEvery
+// (default a third of the lease), and returns the function that stops the renewals. A
+// step may outlast the lease (a slow provider, a forge call that retries): without
+// renewals another replica would take the pool over meanwhile, the step's last write
+// would be fenced, and the new holder's own step of the same length would meet the
+// same fate, over and over. Renewals stop when the claim is lost (another holder, a new
+// token): the step's writes stay fenced, as they must after a pause past the lease.
+func (r *Reconciler) keepClaim(ctx context.Context, poolID string, f store.Fence) (stop func()) {
+	every := r.renewEvery
+	if every <= 0 {
+		every = r.o.LeaseTTL / 3
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			g, held, err := r.o.Leases.Lease(ctx, f.Claim, r.o.Holder, r.o.LeaseTTL)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				r.log.Warn("reconcile: renewing a pool claim", slog.String("pool", poolID), slog.Any("err", err))
+			case err != nil:
+				return
+			case !held || g.Token != f.Token:
+				r.noteHeld(poolID, held)
+				return // lost: what the step writes from now on is refused
+			default:
+				r.noteHeld(poolID, true)
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // noteHeld remembers whether this replica holds the pool's lease, until when.

@@ -45,7 +45,8 @@ func (r *Reconciler) reconcileInstance(ctx context.Context, name string) (workqu
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	ctx, held, err := r.claim(ctx, env.pool.ID)
+	ctx, release, held, err := r.claim(ctx, env.pool.ID)
+	defer release()
 	if err != nil || !held {
 		return r.notHeld(in), err // another replica's pool: its reconciles hand the instance out there
 	}

@@ -32,7 +32,8 @@ func (r *Reconciler) reconcile(ctx context.Context, poolID string) (workqueue.Re
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	ctx, held, err := r.claim(ctx, poolID)
+	ctx, release, held, err := r.claim(ctx, poolID)
+	defer release()
 	if err != nil || !held {
 		if err == nil {
 			r.passes.done(poolID, stepPlanned, stepRepaired) // another replica's

@@ -145,6 +145,9 @@ type Reconciler struct {
 	passes *firstPass
 	// listingMargin: see defaultListingMargin (tests shorten it).
 	listingMargin time.Duration
+	// renewEvery spaces the renewals of a claim a handler call holds (default LeaseTTL/3;
+	// tests lengthen it to play a paused replica).
+	renewEvery time.Duration
 
 	mu sync.Mutex // guards the maps below
 	// runnerLists caches each entity's forge runners for the repairs of its pools.

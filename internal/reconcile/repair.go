@@ -36,7 +36,8 @@ func (r *Reconciler) repairPool(ctx context.Context, poolID string) (workqueue.R
 	case err != nil:
 		return workqueue.Result{}, err
 	}
-	ctx, held, err := r.claim(ctx, poolID)
+	ctx, release, held, err := r.claim(ctx, poolID)
+	defer release()
 	if err != nil || !held {
 		if err == nil {
 			r.passes.done(poolID, stepRepaired) // another replica's

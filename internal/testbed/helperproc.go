@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -43,5 +44,17 @@ func HelperTools(env string) (Command, error) {
 	if err != nil {
 		return Command{}, err
 	}
-	return Command{Env: []string{env + "=1"}, Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}, nil
+	return Command{Env: HelperEnv(env), Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}, nil
+}
+
+// HelperEnv is the environment a test binary runs as a helper process with: env=1, and
+// GORACE with atexit_sleep_ms=0 added to what the tests run with. A binary built with
+// -race sleeps a second at exit by default (so that other threads can finish their race
+// reports), and a test bed runs such binaries by the hundred, as every provider call and
+// every runner: the sleeps made an instance's create and delete take seconds each. Race
+// reports are still printed; only the grace for those of other threads at the moment of
+// exit is gone.
+func HelperEnv(env string) []string {
+	race := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
+	return []string{env + "=1", "GORACE=" + race}
 }
