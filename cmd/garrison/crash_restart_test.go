@@ -162,7 +162,7 @@ func newCrashRun(t *testing.T) *crashRun {
 // scale-down grace and frequent missed-webhook sweeps.
 func crashBedOptions(t *testing.T) testbed.Options {
 	return testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: crashBootDelay,
-		BaseDir: t.TempDir(), Tools: helperTools(t), ScaleDownGrace: 2 * time.Second,
+		BaseDir: t.TempDir(), Tools: testTools(t), ScaleDownGrace: 2 * time.Second,
 		// The missed-webhook sweep finds the jobs queued while the server was down.
 		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second}}
 }

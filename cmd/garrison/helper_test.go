@@ -38,8 +38,7 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(code)
 }
 
-// helperTools makes the testbed's wrapper scripts run this test binary as garrison-dev's
-// tools (see TestHelperProcess).
+// helperTools runs this test binary as the garrison binary (see TestHelperProcess).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
 	exe, err := os.Executable()
@@ -48,6 +47,15 @@ func helperTools(t *testing.T) testbed.Command {
 	}
 	return testbed.Command{Env: testbed.HelperEnv(helperEnv), Argv: []string{exe, "-test.run=^TestHelperProcess$", "--"}}
 }
+
+// testTools is the tools the testbed's wrapper scripts run: the testtools program, built
+// once (or this test binary, see TestHelperProcess, without a Go toolchain).
+func testTools(t *testing.T) testbed.Command {
+	t.Helper()
+	return testbed.MustTestTools(t, helperEnv)
+}
+
+func TestMain(m *testing.M) { os.Exit(testbed.RunTests(m)) }
 
 // e2eDeadline bounds every wait of the crash test: generous, since it only asserts what
 // happened, never how fast.

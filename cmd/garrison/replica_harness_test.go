@@ -93,7 +93,7 @@ func newReplicaRun(t *testing.T, dsn string, s replicaShape) *replicaRun {
 	})
 	r := &replicaRun{n: s.replicas}
 	b, err := testbed.New(testbed.Options{JobDuration: 500 * time.Millisecond, BootDelay: s.bootDelay,
-		BaseDir: t.TempDir(), Tools: helperTools(t), ScaleDownGrace: 2 * time.Second,
+		BaseDir: t.TempDir(), Tools: testTools(t), ScaleDownGrace: 2 * time.Second,
 		SimWrap: func(h http.Handler) http.Handler { r.jit = testbed.NewJITCounter(h); return r.jit },
 		// A webhook that reached a replica as it died is found by the missed-webhook sweep.
 		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second,

@@ -1,16 +1,12 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/garrison-ci/garrison/internal/testbed"
 )
@@ -66,41 +62,16 @@ func isExecutableFile(path string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// buildTimeout bounds building a program.
-const buildTimeout = 3 * time.Minute
-
 // build builds the program into a new temporary directory when dir is inside garrison's
 // source and a Go toolchain is on PATH (as with `go run ./cmd/garrison-dev bench`). It
 // returns the executable and a function that removes it.
 func (p program) build(ctx context.Context, dir string) (string, func(), error) {
-	goBin, err := exec.LookPath("go")
+	bin, cleanup, err := testbed.Build(ctx, dir, p.pkg, p.name)
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: no Go toolchain to build one: %w", p.err, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
-	defer cancel()
-	mod := exec.CommandContext(ctx, goBin, "list", "-m")
-	mod.Dir = dir
-	if out, err := mod.Output(); err != nil || strings.TrimSpace(string(out)) != modulePath {
-		return "", nil, fmt.Errorf("%w: %s is not in garrison's source", p.err, dir)
-	}
-	tmp, err := os.MkdirTemp("", "garrison-bench-"+p.name+"-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { _ = os.RemoveAll(tmp) }
-	bin := filepath.Join(tmp, p.name)
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, modulePath+"/"+p.pkg)
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("%w: go build: %w: %s", p.err, err, bytes.TrimSpace(out))
+		return "", nil, fmt.Errorf("%w: %w", p.err, err)
 	}
 	return bin, cleanup, nil
 }
-
-// modulePath is garrison's Go module.
-const modulePath = "github.com/garrison-ci/garrison"
 
 // simProviderNote says which simulation provider ran, for the result's notes.
 func simProviderNote(path string) string {

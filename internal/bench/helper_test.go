@@ -21,15 +21,11 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperTools makes the bench's wrapper scripts run this test binary as garrison-dev's
-// tools (see TestHelperProcess).
+// helperTools is the tools the bench's wrapper scripts run: the testtools program,
+// built once (or this test binary, see TestHelperProcess, without a Go toolchain).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
-	c, err := testbed.HelperTools(toolsHelperEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testbed.MustTestTools(t, toolsHelperEnv)
 }
 
 // builds are the programs built by built, by name; TestMain removes them.
@@ -39,7 +35,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testbed.RunTests(m)
 	for _, bin := range builds {
 		_ = os.RemoveAll(filepath.Dir(bin))
 	}

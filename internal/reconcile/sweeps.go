@@ -26,8 +26,9 @@ type SweepFunc func(ctx context.Context, e garrison.Entity) error
 
 // sweepEntity is the sweeps controller's handler for one entity key: it sweeps the entity
 // and asks for the next sweep after SweepInterval (± SweepJitter). With Leases it sweeps
-// only while it holds the entity's sweep lease (sweep/<entity id>), which it keeps for an
-// interval: one replica sweeps an entity at a time. A deleted entity's key is dropped.
+// only while it holds the entity's sweep lease (sweep/<entity id>), which it keeps past
+// its own next sweep (sweepClaimTTL): one replica sweeps an entity at a time. A deleted
+// entity's key is dropped.
 func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Result, error) {
 	next := workqueue.Result{RequeueAfter: jitter(r.o.SweepInterval, r.o.SweepJitter)}
 	e, err := r.o.Store.Entity(ctx, id)
@@ -38,7 +39,7 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 		return workqueue.Result{}, fmt.Errorf("reconcile: read entity %s to sweep: %w", id, err)
 	}
 	if r.o.Leases != nil {
-		f, held, err := r.o.Leases.Lease(ctx, store.SweepClaim(id), r.o.Holder, r.o.SweepInterval)
+		f, held, err := r.o.Leases.Lease(ctx, store.SweepClaim(id), r.o.Holder, r.sweepClaimTTL())
 		if err != nil || !held {
 			return next, err
 		}
@@ -62,6 +63,16 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 			slog.String("reconcile_id", workqueue.ReconcileID(ctx)), slog.Any("err", err))
 	}
 	return next, nil
+}
+
+// sweepClaimTTL is how long a sweep claims its entity: past the holder's next sweep, a
+// jittered interval later at the latest, with a quarter of an interval to spare. Were it
+// one interval, the holder's sweep due later than that would find the claim lapsed, and
+// every other replica whose own timer fired meanwhile would sweep too: more sweeps, and
+// forge calls, the more replicas there are. A holder that died is replaced within
+// 1.25 + SweepJitter intervals.
+func (r *Reconciler) sweepClaimTTL() time.Duration {
+	return time.Duration(float64(r.o.SweepInterval) * (1.25 + r.o.SweepJitter))
 }
 
 // ensureSweep schedules the entity's first sweep at a random point within

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 )
 
 // sweepLog counts the sweeps of each entity and answers with a scripted error.
@@ -124,6 +125,33 @@ func TestSweepsTakeALease(t *testing.T) {
 	if n := log.count(other.ID); n != 0 {
 		t.Errorf("the entity replica b holds was swept %d times here", n)
 	}
+}
+
+// TestSweepClaimOutlastsTheNextSweep: a sweep claims its entity until after the holder's
+// next sweep, however the interval is jittered, so that no other replica finds the claim
+// lapsed in between and sweeps the entity too.
+func TestSweepClaimOutlastsTheNextSweep(t *testing.T) {
+	h := newHarness(t)
+	log := &sweepLog{counts: map[string]int{}}
+	const interval = time.Hour // one sweep in the test: the first, within SweepStartDelay
+	r, stop := runSweeps(t, h, log, h.store, interval)
+	waitFor(t, "the first sweep", func() bool { return log.count(h.entity.ID) >= 1 })
+	stop()
+	claims, err := h.store.ListClaims(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	latestNext := time.Duration(float64(interval) * (1 + r.o.SweepJitter))
+	for _, c := range claims {
+		if c.Kind != store.ClaimSweep {
+			continue
+		}
+		if left := time.Until(c.ExpiresAt); left < latestNext {
+			t.Fatalf("the sweep claim lasts %v more; the holder's next sweep may come %v after this one", left, latestNext)
+		}
+		return
+	}
+	t.Fatalf("no sweep claim among %+v", claims)
 }
 
 // TestSweepsWaitOutARateLimit: a sweep refused for a rate limit is not tried again before

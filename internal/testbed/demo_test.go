@@ -30,16 +30,14 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperTools makes the bed's wrapper scripts run this test binary as garrison-dev's
-// tools (see TestHelperProcess).
+// helperTools is the tools the bed's wrapper scripts run: the testtools program, built
+// once (or this test binary, see TestHelperProcess, without a Go toolchain).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
-	c, err := testbed.HelperTools(toolsHelperEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testbed.MustTestTools(t, toolsHelperEnv)
 }
+
+func TestMain(m *testing.M) { os.Exit(testbed.RunTests(m)) }
 
 // TestDemo runs a small demo in-process and checks its JSON summary.
 func TestDemo(t *testing.T) {

@@ -1,6 +1,7 @@
 package uitest
 
 import (
+	"os"
 	"testing"
 
 	"github.com/garrison-ci/garrison/internal/testbed"
@@ -18,13 +19,11 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperTools makes the bed's wrapper scripts run this test binary as garrison-dev's
-// tools.
+// helperTools is the tools the bed's wrapper scripts run: the testtools program, built
+// once (or this test binary, see TestHelperProcess, without a Go toolchain).
 func helperTools(t *testing.T) testbed.Command {
 	t.Helper()
-	c, err := testbed.HelperTools(toolsHelperEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return testbed.MustTestTools(t, toolsHelperEnv)
 }
+
+func TestMain(m *testing.M) { os.Exit(testbed.RunTests(m)) }
