@@ -6,6 +6,6 @@
 // (internal/bench) all run on a Bed.
 //
 // The simulated instances are processes on this machine (Linux, with sh, bash and curl:
-// CheckHost); the wrapper scripts run Options.Tools with a tool name (RunTool), which is
-// garrison-dev itself, or a test binary that plays it.
+// CheckHost); the wrapper scripts run Options.Tools with a tool name (RunTool): garrison-dev
+// itself, or in tests the testtools program (TestTools), which links the tools alone.
 package testbed
