@@ -67,6 +67,7 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 	if err != nil {
 		return err
 	}
+	intakeBefore := e.serverIntake(ctx, r)
 	e.Sim.ResetCalls()
 	e.profileWindow(ctx, l.spread+10*time.Second) // the drain runs on past the spread
 	t0 := time.Now()
@@ -80,6 +81,11 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 		return err
 	}
 	r.setProc(before, after, time.Since(t0))
+	if intakeBefore != nil {
+		if intakeAfter := e.serverIntake(ctx, r); intakeAfter != nil {
+			r.setServerIntake(*intakeBefore, *intakeAfter)
+		}
+	}
 	if err := e.jobFigures(ctx, r, runners, jobPool, t0); err != nil {
 		return err
 	}
@@ -113,6 +119,20 @@ func (e *env) queueJobs(ctx context.Context, runners *benchRunners, l jobLoad) (
 		e.Queued[id], jobPool[id] = at, p.id
 	}
 	return jobPool, nil
+}
+
+// serverIntake scrapes the server's intake histogram (one server only: the replicas
+// scenario has several); nil, with a note, when it cannot.
+func (e *env) serverIntake(ctx context.Context, r *Result) *histogram {
+	if e.replicas != nil {
+		return nil
+	}
+	h, err := e.intakeHistogram(ctx)
+	if err != nil {
+		r.note("the server's webhook answer times: %v", err)
+		return nil
+	}
+	return &h
 }
 
 // drain waits until every job completed and garrison has no instance left, at most

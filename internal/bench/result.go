@@ -26,10 +26,15 @@ type Result struct {
 	WebhookToCreate *testbed.Percentiles `json:"webhook_to_create_ms,omitempty"`
 	// WebhookPost is the round trip of the simulator's webhook POSTs to the server, as it
 	// sent them during the run: how long recording a delivery keeps the forge waiting.
-	WebhookPost     *testbed.Percentiles `json:"webhook_post_ms,omitempty"`
-	QueuedToIdle    *testbed.Percentiles `json:"queued_to_idle_ms,omitempty"`
-	QueuedToStarted *testbed.Percentiles `json:"queued_to_started_ms,omitempty"`
-	BootDelayMS     *int64               `json:"boot_delay_ms,omitempty"`
+	WebhookPost *testbed.Percentiles `json:"webhook_post_ms,omitempty"`
+	// WebhookServer is the server's own answer time of the same deliveries, from its
+	// histogram (estimated within its buckets); WebhookServerUnder10ms the exact share of
+	// them answered within 10 ms, in percent.
+	WebhookServer          *testbed.Percentiles `json:"webhook_server_ms,omitempty"`
+	WebhookServerUnder10ms *float64             `json:"webhook_server_under_10ms_percent,omitempty"`
+	QueuedToIdle           *testbed.Percentiles `json:"queued_to_idle_ms,omitempty"`
+	QueuedToStarted        *testbed.Percentiles `json:"queued_to_started_ms,omitempty"`
+	BootDelayMS            *int64               `json:"boot_delay_ms,omitempty"`
 
 	APICallsPerJob     *float64       `json:"api_calls_per_job,omitempty"`
 	APICallsByEndpoint map[string]int `json:"api_calls_by_endpoint,omitempty"`

@@ -206,19 +206,30 @@ const firstPassQuery = "?name[]=garrison_reconcile_first_pass_seconds&name[]=gar
 
 // firstPass scrapes the server's /metrics for its first pass (zero steps until done).
 func (e *env) firstPass(ctx context.Context) (planned, repaired passStep, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.server.url+"/metrics"+firstPassQuery, nil)
+	err = e.scrapeMetrics(ctx, firstPassQuery, func(r io.Reader) error {
+		var err error
+		planned, repaired, err = firstPassMetrics(r)
+		return err
+	})
+	return planned, repaired, err
+}
+
+// scrapeMetrics reads the server's /metrics with query (name[]= selects families) and
+// hands the exposition to read.
+func (e *env) scrapeMetrics(ctx context.Context, query string, read func(io.Reader) error) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.server.url+"/metrics"+query, nil)
 	if err != nil {
-		return planned, repaired, err
+		return err
 	}
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
-		return planned, repaired, fmt.Errorf("scrape /metrics: %w", err)
+		return fmt.Errorf("scrape /metrics: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return planned, repaired, fmt.Errorf("scrape /metrics: %s", resp.Status)
+		return fmt.Errorf("scrape /metrics: %s", resp.Status)
 	}
-	return firstPassMetrics(resp.Body)
+	return read(resp.Body)
 }
 
 // firstPassMetrics reads the first-pass gauges from a Prometheus text exposition.

@@ -192,26 +192,11 @@ func (s *Store) instanceTx(ctx context.Context, c conn, query, key string) (garr
 // ListInstances returns the instances matching f, without status messages and with a
 // nil JITConfig (not read, not unsealed), in creation order.
 func (s *Store) ListInstances(ctx context.Context, f store.InstanceFilter) ([]garrison.Instance, error) {
-	// Only the filters set become conditions: "(? = '' OR i.pool_id = ?)" would keep the
-	// planner off the indexes, and a pool's repair would scan every instance.
-	var (
-		where []string
-		args  []any
-	)
-	if f.PoolID != "" {
-		where, args = append(where, `i.pool_id = ?`), append(args, f.PoolID)
-	}
-	if f.ScaleSetID != 0 {
-		where, args = append(where, `i.scale_set_id = ?`), append(args, int64(f.ScaleSetID))
-	}
-	if f.EntityID != "" {
-		where, args = append(where, `i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`), append(args, f.EntityID)
-	}
-	q := instanceListSelect
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	rows, err := s.reader().query(ctx, q+` ORDER BY i.created_at, i.name`, args...)
+	var w filter
+	w.when(f.PoolID != "", `i.pool_id = ?`, f.PoolID)
+	w.when(f.ScaleSetID != 0, `i.scale_set_id = ?`, int64(f.ScaleSetID))
+	w.when(f.EntityID != "", `i.pool_id IN (SELECT id FROM pools WHERE entity_id = ?)`, f.EntityID)
+	rows, err := s.reader().query(ctx, instanceListSelect+w.where()+` ORDER BY i.created_at, i.name`, w.args...)
 	if err != nil {
 		return nil, s.wrap("list instances", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 
 	"github.com/garrison-ci/garrison"
 	"github.com/garrison-ci/garrison/internal/store"
@@ -147,23 +146,11 @@ func (s *Store) ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job
 	if !f.UpdatedSince.IsZero() {
 		return s.listJobsSince(ctx, f)
 	}
-	// Only the filters set become conditions, so that the (entity_id, action) and action
-	// indexes serve them; "(? = '' OR ...)" would scan the whole ledger.
-	var (
-		where []string
-		args  []any
-	)
-	if f.EntityID != "" {
-		where, args = append(where, `entity_id = ?`), append(args, f.EntityID)
-	}
-	if f.Action != "" {
-		where, args = append(where, `action = ?`), append(args, f.Action)
-	}
-	q := jobSelect
-	if len(where) > 0 {
-		q += ` WHERE ` + strings.Join(where, ` AND `)
-	}
-	rows, err := s.reader().query(ctx, q+` ORDER BY seq`, args...)
+	// The (entity_id, action) and action indexes serve the filters.
+	var w filter
+	w.when(f.EntityID != "", `entity_id = ?`, f.EntityID)
+	w.when(f.Action != "", `action = ?`, f.Action)
+	rows, err := s.reader().query(ctx, jobSelect+w.where()+` ORDER BY seq`, w.args...)
 	if err != nil {
 		return nil, s.wrap("list jobs", err)
 	}
@@ -173,12 +160,11 @@ func (s *Store) ListJobs(ctx context.Context, f store.JobFilter) ([]garrison.Job
 // listJobsSince is ListJobs with UpdatedSince: a separate statement, so that the index on
 // (entity_id, updated_at) serves it.
 func (s *Store) listJobsSince(ctx context.Context, f store.JobFilter) ([]garrison.Job, error) {
-	where, args := `entity_id = ? AND `, []any{f.EntityID}
-	if f.EntityID == "" {
-		where, args = "", nil
-	}
-	rows, err := s.reader().query(ctx, jobSelect+` WHERE `+where+`updated_at >= ? AND (? = '' OR action = ?) ORDER BY seq`,
-		append(args, timeArg(f.UpdatedSince), f.Action, f.Action)...)
+	var w filter
+	w.when(f.EntityID != "", `entity_id = ?`, f.EntityID)
+	w.when(true, `updated_at >= ?`, timeArg(f.UpdatedSince))
+	w.when(f.Action != "", `action = ?`, f.Action)
+	rows, err := s.reader().query(ctx, jobSelect+w.where()+` ORDER BY seq`, w.args...)
 	if err != nil {
 		return nil, s.wrap("list jobs", err)
 	}

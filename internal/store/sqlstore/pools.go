@@ -104,18 +104,16 @@ func (s *Store) poolTx(ctx context.Context, c conn, id string, lock bool) (garri
 func (s *Store) ListPools(ctx context.Context, f store.PoolFilter) ([]garrison.Pool, error) {
 	var out []garrison.Pool
 	err := s.read(ctx, func(c conn) error {
-		where, args := `1 = 1`, []any(nil) // no "(? = '' OR ...)": it keeps the index unused
-		if f.EntityID != "" {
-			where, args = `p.entity_id = ?`, []any{f.EntityID}
-		}
-		rows, err := c.query(ctx, poolSelect+` WHERE `+where+` ORDER BY p.created_at, p.id`, args...)
+		var w filter
+		w.when(f.EntityID != "", `p.entity_id = ?`, f.EntityID)
+		rows, err := c.query(ctx, poolSelect+w.where()+` ORDER BY p.created_at, p.id`, w.args...)
 		if err != nil {
 			return s.wrap("list pools", err)
 		}
 		if out, err = collect(rows, scanPool, s.wrap); err != nil {
 			return err
 		}
-		tags, err := s.poolTags(ctx, c, where, args...)
+		tags, err := s.poolTags(ctx, c, w.and(), w.args...)
 		for i := range out {
 			out[i].Tags = nonNil(tags[out[i].ID])
 		}

@@ -125,15 +125,16 @@ func (s *Store) scaleSetTx(ctx context.Context, c conn, id uint, lock bool) (gar
 func (s *Store) ListScaleSets(ctx context.Context, f store.ScaleSetFilter) ([]garrison.ScaleSet, error) {
 	var out []garrison.ScaleSet
 	err := s.read(ctx, func(c conn) error {
-		const where = `(? = '' OR ss.entity_id = ?)`
-		rows, err := c.query(ctx, scaleSetSelect+` WHERE `+where+` ORDER BY ss.id`, f.EntityID, f.EntityID)
+		var w filter
+		w.when(f.EntityID != "", `ss.entity_id = ?`, f.EntityID)
+		rows, err := c.query(ctx, scaleSetSelect+w.where()+` ORDER BY ss.id`, w.args...)
 		if err != nil {
 			return s.wrap("list scale sets", err)
 		}
 		if out, err = collect(rows, scanScaleSet, s.wrap); err != nil {
 			return err
 		}
-		tags, err := s.scaleSetTags(ctx, c, where, f.EntityID, f.EntityID)
+		tags, err := s.scaleSetTags(ctx, c, w.and(), w.args...)
 		for i := range out {
 			out[i].Tags = nonNil(tags[out[i].ID])
 		}
