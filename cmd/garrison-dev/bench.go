@@ -61,6 +61,7 @@ Scenarios: ` + bench.ScenarioNames(),
 	f.StringVar(&o.JSONFile, "json", "", "write the figures as JSON to this file")
 	f.StringVar(&o.SVGFile, "svg", "", "write an SVG chart of queue time over the run to this file")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the server over the measured window to this file")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write a heap profile (pprof) of the server, taken as the scenario ends, to this file")
 	f.StringVar(&garrison, "garrison", "", "the garrison binary to run as the server (default: garrison beside this binary, else a build of ./cmd/garrison)")
 	f.StringVar(&simProvider, "sim-provider", "", "standalone simulation provider executable (go build -o DIR/garrison-provider-sim ./providers/sim; default: that name beside this binary, else a build, else this binary)")
 	f.StringVar(&postgresDSN, "postgres", os.Getenv("GARRISON_TEST_POSTGRES_DSN"), "PostgreSQL server (postgres:// URL of a role that may create databases) for the replicas scenario's database, made and dropped by the run (default $GARRISON_TEST_POSTGRES_DSN)")

@@ -22,6 +22,8 @@ type Options struct {
 	Keep      bool
 	// CPUProfile receives a CPU profile of the server over the measured window.
 	CPUProfile string
+	// MemProfile receives a heap profile of the server as the scenario ends.
+	MemProfile string
 	// BaseDir is where the temporary directory is made ("" = the system default).
 	BaseDir string
 	// Server runs the garrison binary: the bench appends `server` and its flags.
@@ -121,6 +123,11 @@ func Run(ctx context.Context, o Options, out io.Writer) (Result, error) {
 	r.Notes = append(r.Notes, simProviderNote(o.SimProvider))
 	start := time.Now()
 	runErr := sc.run(ctx, e, &r)
+	if runErr == nil {
+		if err := e.heapProfile(ctx); err != nil {
+			fmt.Fprintln(out, err)
+		}
+	}
 	if err := e.waitProfile(); err != nil {
 		fmt.Fprintln(out, err)
 	}

@@ -53,6 +53,7 @@ func TestScenarios(t *testing.T) {
 			if tt.standalone {
 				o.SimProvider = built(t, simProviderProgram)
 				o.CPUProfile = filepath.Join(dir, "cpu.prof")
+				o.MemProfile = filepath.Join(dir, "heap.prof")
 			}
 			var out bytes.Buffer
 			if _, err := Run(t.Context(), o, &out); err != nil {
@@ -68,6 +69,9 @@ func TestScenarios(t *testing.T) {
 			checkProviderNote(t, o)
 			if fi, err := os.Stat(o.CPUProfile); o.CPUProfile != "" && (err != nil || fi.Size() == 0) {
 				t.Errorf("--cpuprofile wrote no profile: %v", err)
+			}
+			if b, err := os.ReadFile(o.MemProfile); o.MemProfile != "" && (err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b})) {
+				t.Errorf("--memprofile wrote no gzipped pprof profile: %v", err)
 			}
 			if tt.scenario == "restart" {
 				return // no chart

@@ -50,12 +50,12 @@ func fetchProfile(ctx context.Context, url, token, path string) error {
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("cpu profile: %w", err)
+		return fmt.Errorf("profile: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("cpu profile: %s: %s", resp.Status, b)
+		return fmt.Errorf("profile: %s: %s", resp.Status, b)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -63,7 +63,17 @@ func fetchProfile(ctx context.Context, url, token, path string) error {
 	}
 	if _, err := io.Copy(f, resp.Body); err != nil {
 		f.Close()
-		return fmt.Errorf("cpu profile: %w", err)
+		return fmt.Errorf("profile: %w", err)
 	}
 	return f.Close()
+}
+
+// heapProfile writes the server's heap profile (pprof: what it holds now, and what it
+// allocated since it started) to --memprofile, when set; the scenario's end calls it.
+func (e *env) heapProfile(ctx context.Context) error {
+	if e.o.MemProfile == "" || e.server == nil {
+		return nil
+	}
+	fmt.Fprintf(e.out, "writing the server's heap profile into %s\n", e.o.MemProfile)
+	return fetchProfile(ctx, e.server.url+"/debug/pprof/heap", e.API.Token(), e.o.MemProfile)
 }
