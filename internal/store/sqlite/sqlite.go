@@ -42,6 +42,7 @@ var _ store.Store = (*Store)(nil)
 var dialect = &sqlstore.Dialect{
 	Name:                  "sqlite",
 	PrepareStatements:     true,
+	TextTimes:             true,
 	IsUniqueViolation:     hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 	IsForeignKeyViolation: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 }

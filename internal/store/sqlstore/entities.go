@@ -10,7 +10,7 @@ import (
 
 // entitySelect reads entities joined with their credentials; append a WHERE clause.
 const entitySelect = `SELECT e.id, e.type, e.owner, e.name, e.credentials_id, c.name, e.endpoint_name,
-	c.forge_type, e.webhook_secret, e.balancer, e.agent_mode, e.created_at, e.updated_at
+	c.forge_type, e.webhook_secret, e.balancer, e.agent_mode, @ts(e.created_at), @ts(e.updated_at)
 	FROM entities e JOIN credentials c ON c.id = e.credentials_id`
 
 // scanEntity scans a row of entitySelect and opens the webhook secret.

@@ -47,7 +47,7 @@ func (t eventTable) list(ctx context.Context, c conn, ownerID string, limit int)
 	if limit <= 0 || limit > t.keep {
 		limit = t.keep
 	}
-	rows, err := c.query(ctx, `SELECT id, created_at, type, level, message FROM (
+	rows, err := c.query(ctx, `SELECT id, @ts(created_at), type, level, message FROM (
 		SELECT id, created_at, type, level, message FROM `+t.table+` WHERE `+t.owner+` = ?
 		ORDER BY id DESC LIMIT ?) newest ORDER BY id`, ownerID, limit)
 	if err != nil {

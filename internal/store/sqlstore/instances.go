@@ -20,14 +20,14 @@ const instanceColumns = `pool_id, scale_set_id, provider_name, provider_id, agen
 const instanceSelect = `SELECT i.id, i.name, COALESCE(i.pool_id, ''), COALESCE(i.scale_set_id, 0), i.provider_name, i.provider_id, i.agent_id,
 	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
 	i.provider_fault, i.create_attempt, i.token_fetched, i.jit_config, i.runner_group, i.generation,
-	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
+	i.metadata_url, i.callback_url, @ts(i.heartbeat), i.job_id, @ts(i.created_at), @ts(i.updated_at) FROM instances i`
 
 // instanceListSelect is instanceSelect without the sealed JIT config (read as NULL, so
 // scanInstance leaves JITConfig nil): lists neither read nor unseal it.
 const instanceListSelect = `SELECT i.id, i.name, COALESCE(i.pool_id, ''), COALESCE(i.scale_set_id, 0), i.provider_name, i.provider_id, i.agent_id,
 	i.os_type, i.os_name, i.os_version, i.os_arch, i.addresses, i.status, i.runner_status,
 	i.provider_fault, i.create_attempt, i.token_fetched, NULL, i.runner_group, i.generation,
-	i.metadata_url, i.callback_url, i.heartbeat, i.job_id, i.created_at, i.updated_at FROM instances i`
+	i.metadata_url, i.callback_url, @ts(i.heartbeat), i.job_id, @ts(i.created_at), @ts(i.updated_at) FROM instances i`
 
 // scanInstance scans a row of instanceSelect (or instanceListSelect) and opens the JIT
 // config, if the row has one.

@@ -14,7 +14,10 @@ const jobColumns = `run_id, action, status, conclusion, name, started_at, comple
 	runner_name, runner_group_id, runner_group_name, repository_name, repository_owner, workflow_run_url,
 	labels, entity_id, entity_type, locked_by, reason, created_at, updated_at`
 
-const jobSelect = `SELECT seq, id, ` + jobColumns + ` FROM jobs`
+// jobSelect reads jobColumns, timestamps marked for Dialect.TextTimes.
+const jobSelect = `SELECT seq, id, run_id, action, status, conclusion, name, @ts(started_at), @ts(completed_at),
+	runner_id, runner_name, runner_group_id, runner_group_name, repository_name, repository_owner,
+	workflow_run_url, labels, entity_id, entity_type, locked_by, reason, @ts(created_at), @ts(updated_at) FROM jobs`
 
 func scanJob(sc interface{ Scan(...any) error }) (garrison.Job, error) {
 	var j garrison.Job

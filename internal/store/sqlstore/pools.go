@@ -12,7 +12,7 @@ import (
 const poolSelect = `SELECT p.id, p.entity_id, e.type, p.provider_name, p.runner_prefix, p.max_runners,
 	p.min_idle_runners, p.image, p.flavor, p.os_type, p.os_arch, p.enabled, p.runner_bootstrap_timeout,
 	p.extra_specs, p.runner_group, p.priority, p.enable_shell, p.generation, p.template_id, p.proxy_id,
-	p.created_at, p.updated_at FROM pools p JOIN entities e ON e.id = p.entity_id`
+	@ts(p.created_at), @ts(p.updated_at) FROM pools p JOIN entities e ON e.id = p.entity_id`
 
 func scanPool(sc interface{ Scan(...any) error }) (garrison.Pool, error) {
 	var p garrison.Pool

@@ -124,7 +124,7 @@ func (c conn) prepared(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	query = c.d.rebind(query)
+	query = c.d.sqlText(query)
 	start := c.logStart()
 	var res sql.Result
 	var err error
@@ -138,7 +138,7 @@ func (c conn) exec(ctx context.Context, query string, args ...any) (sql.Result, 
 }
 
 func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	query = c.d.rebind(query)
+	query = c.d.sqlText(query)
 	start := c.logStart()
 	var rows *sql.Rows
 	var err error
@@ -152,7 +152,7 @@ func (c conn) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 }
 
 func (c conn) row(ctx context.Context, query string, args ...any) *sql.Row {
-	query = c.d.rebind(query)
+	query = c.d.sqlText(query)
 	start := c.logStart()
 	var row *sql.Row
 	if st := c.prepared(ctx, query); st != nil {

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,12 @@ func timeArg(t time.Time) any {
 type nullTime struct{ t *time.Time }
 
 func (n nullTime) Scan(src any) error {
+	switch v := src.(type) {
+	case string: // a column read as text (Dialect.TextTimes)
+		return n.parse(v)
+	case []byte:
+		return n.parse(string(v))
+	}
 	var nt sql.NullTime
 	if err := nt.Scan(src); err != nil {
 		return err
@@ -37,6 +44,47 @@ func (n nullTime) Scan(src any) error {
 		*n.t = nt.Time.UTC()
 	}
 	return nil
+}
+
+func (n nullTime) parse(s string) error {
+	t, err := parseStoredTime(s)
+	if err != nil {
+		return err
+	}
+	*n.t = t
+	return nil
+}
+
+// storedTimeLayout is how the SQLite driver writes a time.Time (its "sqlite" format).
+const storedTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
+
+// storedTimeLayouts are the other layouts a timestamp column may hold: those the SQLite
+// driver reads, Go's time.String (the driver's default format), and SQLite's own
+// strftime('%Y-%m-%d %H:%M:%f') (no zone: UTC).
+var storedTimeLayouts = []string{
+	"2006-01-02T15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02",
+	"2006-01-02 15:04:05.999999999 -0700 MST",
+}
+
+// parseStoredTime parses a timestamp column's text as UTC: the store's own layout at
+// once, the others after it.
+func parseStoredTime(s string) (time.Time, error) {
+	if t, err := time.Parse(storedTimeLayout, s); err == nil {
+		return t.UTC(), nil
+	}
+	v, _, _ := strings.Cut(s, " m=") // time.String's monotonic clock reading
+	v = strings.TrimSuffix(strings.TrimSpace(v), "Z")
+	for _, l := range storedTimeLayouts {
+		if t, err := time.Parse(l, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("sqlstore: unreadable timestamp %q", s)
 }
 
 // utc scans a non-null timestamp into a UTC time.Time.
