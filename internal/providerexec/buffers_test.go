@@ -2,6 +2,7 @@ package providerexec
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -45,5 +46,33 @@ func TestInvalidExtraSpecsNotSent(t *testing.T) {
 	_, err := p.ListInstances(t.Context(), provider.Target{PoolID: "p", ExtraSpecs: []byte("{not json")})
 	if !errors.Is(err, ErrInvalidRequest) {
 		t.Fatalf("error %v is not ErrInvalidRequest", err)
+	}
+}
+
+// onlyReader hides a reader's WriteTo, as os/exec's copy of a pipe does.
+type onlyReader struct{ io.Reader }
+
+// TestReadFromAsWrite: the buffers read a provider's output for themselves (io.Copy then
+// allocates no buffer of its own) and keep what their Write keeps.
+func TestReadFromAsWrite(t *testing.T) {
+	long := strings.Repeat("0123456789", 10_000) // several reads' worth
+	tb := &tailBuffer{max: 8}
+	if n, err := io.Copy(tb, onlyReader{strings.NewReader(long)}); n != int64(len(long)) || err != nil {
+		t.Fatalf("tail: io.Copy = %d, %v", n, err)
+	}
+	if got := string(tb.bytes()); got != "23456789" {
+		t.Fatalf("tail = %q", got)
+	}
+	w := &capWriter{max: int64(len(long)), onOverflow: func() { t.Error("overflow within the cap") }}
+	if n, err := io.Copy(w, onlyReader{strings.NewReader(long)}); n != int64(len(long)) || err != nil || w.buf.String() != long {
+		t.Fatalf("cap: io.Copy = %d, %v, kept %d bytes", n, err, w.buf.Len())
+	}
+	calls := 0
+	w = &capWriter{max: 50_000, onOverflow: func() { calls++ }}
+	if _, err := io.Copy(w, onlyReader{strings.NewReader(long)}); !errors.Is(err, errStdoutOverflow) {
+		t.Fatalf("over the cap: err = %v", err)
+	}
+	if !w.overflow || calls != 1 || w.buf.Len() > 50_000 || !strings.HasPrefix(long, w.buf.String()) {
+		t.Fatalf("over the cap: overflow %v calls %d kept %d bytes", w.overflow, calls, w.buf.Len())
 	}
 }
