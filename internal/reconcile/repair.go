@@ -79,6 +79,16 @@ func (r *Reconciler) hintRepair(env *poolEnv) {
 	r.hints[env.pool.ID] = repairHint{env: env, at: time.Now()}
 }
 
+// dropHints forgets the environments kept for repairs. A triage calls it before its own
+// read: a hint is only used within ResyncInterval of its triage, that is until the next
+// one, and the hints of every pool hold the whole read of the store; kept, two reads of a
+// large store would be in memory while the next triage builds its own.
+func (r *Reconciler) dropHints() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.hints)
+}
+
 // repairEnv returns what a repair of the pool acts on: the resync's read of it when that
 // is younger than ResyncInterval, else a fresh read (errors as loadPool's).
 func (r *Reconciler) repairEnv(ctx context.Context, poolID string) (*poolEnv, error) {

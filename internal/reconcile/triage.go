@@ -72,6 +72,7 @@ func (r *Reconciler) readSnapshot(ctx context.Context) (*storeSnapshot, error) {
 // repair and every entity's sweeps that are not scheduled (new ones, and at the start
 // all). seen, when set, is told the pools before any is triaged.
 func (r *Reconciler) triage(ctx context.Context, seen func([]garrison.Pool)) error {
+	r.dropHints() // the previous triage's: not held while this one reads the store again
 	snap, err := r.readSnapshot(ctx)
 	if err != nil {
 		return err

@@ -216,3 +216,24 @@ func TestNotifyHeldEnqueuesOnlyHeldPools(t *testing.T) {
 		}
 	}
 }
+
+// TestTriageDropsThePreviousHints: a triage keeps its read of each pool for the pool's
+// repair and forgets the previous triage's, so that no two reads of the store are held
+// at once (a hint of a pool deleted since stays no longer than the next triage).
+func TestTriageDropsThePreviousHints(t *testing.T) {
+	h := newHarness(t)
+	pools := settledPools(h)
+	r := h.reconciler(h.prov)
+	r.hints["deleted-pool"] = repairHint{env: &poolEnv{}, at: time.Now()}
+	if err := r.triage(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.hints["deleted-pool"]; ok {
+		t.Error("the previous triage's hint is still kept")
+	}
+	for _, p := range pools {
+		if h, ok := r.hints[p.ID]; !ok || h.env.pool.ID != p.ID {
+			t.Errorf("no hint of pool %s for its repair", p.ID)
+		}
+	}
+}
