@@ -49,9 +49,8 @@ type Dialect struct {
 	// of the allocations of an instance list). Without it, @ts(column) is the column.
 	TextTimes bool
 
-	texts  sync.Map // query text as written -> as run (sqlText); at most maxTexts entries
-	ntext  int      // entries in texts, under textMu
-	textMu sync.Mutex
+	textMu sync.RWMutex
+	texts  map[string]string // query text as written -> as run (sqlText); at most maxTexts
 }
 
 // maxTexts bounds the memory of query texts as run. The store's texts are fixed or come
@@ -61,16 +60,20 @@ const maxTexts = 1024
 // sqlText returns query as the dialect runs it (timestamps marked @ts, placeholders),
 // from memory after the first time.
 func (d *Dialect) sqlText(query string) string {
-	if v, ok := d.texts.Load(query); ok {
-		return v.(string)
+	d.textMu.RLock()
+	out, ok := d.texts[query]
+	d.textMu.RUnlock()
+	if ok {
+		return out
 	}
-	out := d.rebind(d.expandTimes(query))
+	out = d.rebind(d.expandTimes(query))
 	d.textMu.Lock()
 	defer d.textMu.Unlock()
-	if d.ntext < maxTexts {
-		if _, loaded := d.texts.LoadOrStore(query, out); !loaded {
-			d.ntext++
-		}
+	if d.texts == nil {
+		d.texts = map[string]string{}
+	}
+	if len(d.texts) < maxTexts {
+		d.texts[query] = out
 	}
 	return out
 }
