@@ -96,7 +96,7 @@ func newReplicaRun(t *testing.T, dsn string, s replicaShape) *replicaRun {
 		BaseDir: t.TempDir(), Tools: testTools(t), ScaleDownGrace: 2 * time.Second,
 		SimWrap: func(h http.Handler) http.Handler { r.jit = testbed.NewJITCounter(h); return r.jit },
 		// A webhook that reached a replica as it died is found by the missed-webhook sweep.
-		Reconcile: map[string]time.Duration{"sweep_interval": 5 * time.Second, "sweep_start_delay": 2 * time.Second,
+		Reconcile: map[string]time.Duration{"sweep_interval": replicaSweepInterval, "sweep_start_delay": 2 * time.Second,
 			"resync_interval": 10 * time.Second,
 			// A create lost with a replica backs its pool off: retried within seconds here.
 			"retry_backoff": time.Second, "max_retry_backoff": 10 * time.Second}})

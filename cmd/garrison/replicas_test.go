@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -21,11 +22,21 @@ const (
 	burstReplicaCalls = 2
 )
 
+// The replicas' missed-webhook sweeps: every replicaSweepInterval, give or take
+// replicaSweepJitter of it (the reconciler's default jitter), per entity.
+const (
+	replicaSweepInterval = 5 * time.Second
+	replicaSweepJitter   = 0.2
+)
+
+// runsListing is the forge route a sweep lists the runs of its repository with.
+const runsListing = "GET /repos/{owner}/{repo}/actions/runs"
+
 // sweepRoutes are the forge routes of the missed-webhook sweep: periodic work, whose
 // calls grow with the run's length and with the jobs in flight at each sweep, not with
 // the jobs served. A sweep lists the queued and the in-progress runs once each.
 var sweepRoutes = map[string]bool{
-	"GET /repos/{owner}/{repo}/actions/runs":                               true,
+	runsListing: true,
 	"GET /repos/{owner}/{repo}/actions/runs/{id}/jobs":                     true,
 	"GET /repos/{owner}/{repo}/hooks":                                      true,
 	"GET /repos/{owner}/{repo}/hooks/{id}/deliveries":                      true,
@@ -36,23 +47,35 @@ var sweepRoutes = map[string]bool{
 // burstFigures is what one burst measured.
 type burstFigures struct {
 	served       served
-	jobCalls     int     // forge calls other than the sweep's
-	sweeps       int     // sweeps made (run listings / 2)
-	minutes      float64 // the length of the run, from the burst until every job completed
+	jobCalls     int         // forge calls other than the sweep's
+	sweeps       []time.Time // when each sweep listed the queued runs, until nothing was left
+	minutes      float64     // the length of the run, from the burst until every job completed
 	callsByRoute map[string]int
 	requests     []int64 // proxied to each replica
 }
 
 func (f burstFigures) callsPerJob() float64     { return float64(f.jobCalls) / float64(f.served.jobs) }
-func (f burstFigures) sweepsPerMinute() float64 { return float64(f.sweeps) / f.minutes }
+func (f burstFigures) sweepsPerMinute() float64 { return float64(len(f.sweeps)) / f.minutes }
+
+// closestSweeps is the shortest time between two sweeps, and false with fewer than two.
+func (f burstFigures) closestSweeps() (time.Duration, bool) {
+	if len(f.sweeps) < 2 {
+		return 0, false
+	}
+	closest := f.sweeps[1].Sub(f.sweeps[0])
+	for i := 2; i < len(f.sweeps); i++ {
+		closest = min(closest, f.sweeps[i].Sub(f.sweeps[i-1]))
+	}
+	return closest, true
+}
 
 // TestReplicasBurst queues a burst of jobs over five pools and a scale set, once with one
 // replica and once with three sharing one PostgreSQL database, their webhooks, API calls
 // and instance callbacks spread round robin over the replicas. With three, every job must
 // be served exactly once (one runner per job, one JIT config per runner), with no more
-// forge calls per job and no more sweeps per minute than with one (the sweep's cost per
-// sweep follows the jobs in flight, which the slower run on three replicas has more of),
-// no more instances per job, and nothing left behind.
+// forge calls per job than with one (the sweep's apart: its cost per sweep follows the
+// jobs in flight, which the slower run on three replicas has more of), one replica at a
+// time sweeping the repository, no more instances per job, and nothing left behind.
 func TestReplicasBurst(t *testing.T) {
 	dsn := skipReplicas(t)
 	var one, three burstFigures
@@ -69,9 +92,20 @@ func TestReplicasBurst(t *testing.T) {
 		t.Errorf("three replicas made %d forge calls for %d jobs (the sweep's apart), one made %d: more than %.0f",
 			three.jobCalls, three.served.jobs, one.jobCalls, limit)
 	}
-	// A sweep more or less is the noise of a run of a minute or so.
-	if limit := (float64(one.sweeps)*burstCallSlack + 1) / one.minutes; three.sweepsPerMinute() > limit {
-		t.Errorf("three replicas swept %.1f times a minute, one %.1f: more than %.1f", three.sweepsPerMinute(), one.sweepsPerMinute(), limit)
+	// The sweep claim: one replica at a time sweeps the repository, so sweeps are an
+	// interval apart as with one. Replicas that each swept on their own would sweep in
+	// between. (Comparing the rates instead is noise: a run of ten seconds or so holds
+	// one to three sweeps.)
+	shortest := time.Duration(float64(replicaSweepInterval) * (1 - replicaSweepJitter))
+	for _, f := range []struct {
+		name string
+		burstFigures
+	}{{"one replica", one}, {"three replicas", three}} {
+		t.Logf("%s: sweeps at %v", f.name, offsets(f.sweeps))
+		if gap, ok := f.closestSweeps(); ok && gap < shortest {
+			t.Errorf("%s swept the repository %v apart: one sweeper waits at least %v",
+				f.name, gap.Round(time.Millisecond), shortest)
+		}
 	}
 	// Jobs any pool can serve and warm runners make the count vary by a runner or two.
 	if extra := (three.served.instancesPerJob - one.served.instancesPerJob) * burstJobs; extra > 2 {
@@ -103,8 +137,9 @@ func replicaBurst(t *testing.T, dsn string, n int) burstFigures {
 	}
 	r.scaleDownAll(t)
 	expectNoLeaks(t, r.Bed, 3*time.Minute)
+	sweeps := r.sweepTimes(t) // until now: a run's few sweeps are too few to compare
 	f := burstFigures{served: s, jobCalls: calls, minutes: minutes, callsByRoute: byRoute, requests: r.requests(),
-		sweeps: byRoute["GET /repos/{owner}/{repo}/actions/runs"] / 2}
+		sweeps: sweeps}
 	for route, n := range byRoute {
 		if sweepRoutes[route] {
 			f.jobCalls -= n
@@ -244,4 +279,33 @@ func testbedIDs(queued map[int64]time.Time) []int64 {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// sweepTimes returns when each sweep since the calls were reset listed the queued runs
+// (its first call, the first page; it lists the runs in progress after the queued runs'
+// jobs).
+func (r *replicaRun) sweepTimes(t *testing.T) []time.Time {
+	var sweeps []time.Time
+	for _, c := range r.Sim.CallLog() {
+		if c.Route != runsListing || c.Credential != r.PAT {
+			continue
+		}
+		q, err := url.ParseQuery(c.Query)
+		if err != nil {
+			t.Fatalf("the forge's call log: %s?%s: %v", c.Route, c.Query, err)
+		}
+		if page := q.Get("page"); q.Get("status") == "queued" && (page == "" || page == "1") {
+			sweeps = append(sweeps, c.At)
+		}
+	}
+	return sweeps
+}
+
+// offsets formats times as offsets from the first, for a failure message.
+func offsets(ts []time.Time) []string {
+	out := make([]string, len(ts))
+	for i, at := range ts {
+		out[i] = "+" + at.Sub(ts[0]).Round(10*time.Millisecond).String()
+	}
+	return out
 }

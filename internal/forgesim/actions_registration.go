@@ -37,7 +37,7 @@ func (s *Sim) runnerRegistration(w http.ResponseWriter, r *http.Request) {
 		RunnerEvent string `json:"runner_event"`
 	}
 	if err := decodeJSON(r, &req); err != nil || req.URL == "" {
-		s.count("POST /actions/runner-registration", anonymous)
+		s.count("POST /actions/runner-registration", anonymous, r.URL.RawQuery)
 		s.write(w, ghError(http.StatusBadRequest, "Problems parsing JSON"))
 		return
 	}

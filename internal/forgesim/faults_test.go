@@ -138,7 +138,7 @@ func TestRateLimits(t *testing.T) {
 
 // TestStaleRateLimitAndCallLog checks the stale-reset fault (403, remaining 0, a reset in
 // the past, no Retry-After, for n calls) and that the call log stamps calls with the
-// simulator's clock.
+// simulator's clock and keeps their queries.
 func TestStaleRateLimitAndCallLog(t *testing.T) {
 	now := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
 	s, url := newSim(t, Options{Now: func() time.Time { return now }})
@@ -154,12 +154,13 @@ func TestStaleRateLimitAndCallLog(t *testing.T) {
 		}
 		now = now.Add(time.Second)
 	}
-	if resp, _ := call(t, "GET", list, pat, nil); resp.StatusCode != 200 {
+	if resp, _ := call(t, "GET", list+"?per_page=5", pat, nil); resp.StatusCode != 200 {
 		t.Fatalf("after the fault: %d", resp.StatusCode)
 	}
 	log := s.CallLog()
 	if len(log) != 3 || !log[0].At.Equal(now.Add(-2*time.Second)) || !log[2].At.Equal(now) ||
-		log[1].Route != "GET /repos/{owner}/{repo}/actions/runners" || log[1].Credential != pat {
+		log[1].Route != "GET /repos/{owner}/{repo}/actions/runners" || log[1].Credential != pat ||
+		log[1].Query != "" || log[2].Query != "per_page=5" {
 		t.Fatalf("call log %+v", log)
 	}
 	s.ResetCalls()

@@ -28,9 +28,11 @@ func (s *Sim) Calls() map[CallKey]int {
 	return out
 }
 
-// Call is one call the simulator received, at the time of its clock (Options.Now).
+// Call is one call the simulator received, at the time of its clock (Options.Now), with
+// its URL's query (to tell apart calls of one route, such as listings by status).
 type Call struct {
-	At time.Time
+	At    time.Time
+	Query string
 	CallKey
 }
 
@@ -53,13 +55,13 @@ func (s *Sim) ResetCalls() {
 	s.st.callLog = nil
 }
 
-func (s *Sim) count(route, cred string) {
+func (s *Sim) count(route, cred, query string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := CallKey{route, cred}
 	s.st.calls[k]++
 	if len(s.st.callLog) < maxCallLog {
-		s.st.callLog = append(s.st.callLog, Call{At: s.now(), CallKey: k})
+		s.st.callLog = append(s.st.callLog, Call{At: s.now(), Query: query, CallKey: k})
 	}
 }
 
@@ -77,7 +79,7 @@ func (s *Sim) github(pattern string, h handler) {
 func (s *Sim) serveGitHub(w http.ResponseWriter, r *http.Request, route string, h handler) {
 	w.Header().Set("X-GitHub-Request-Id", strings.ToUpper(randomHex(8)))
 	p, fail := s.authenticate(r)
-	s.count(route, p.cred)
+	s.count(route, p.cred, r.URL.RawQuery)
 	if f := s.applyAPIFault(r); f != nil {
 		s.write(w, *f)
 		return
@@ -131,7 +133,7 @@ func (s *Sim) gitea(pattern string, h handler) {
 	s.mux.HandleFunc(method+" /api/v1"+path, func(w http.ResponseWriter, r *http.Request) {
 		route := method + " /api/v1" + path
 		p, fail := s.authenticate(r)
-		s.count(route, p.cred)
+		s.count(route, p.cred, r.URL.RawQuery)
 		if fail != nil || p.app != 0 || p.installation != 0 {
 			s.write(w, giteaError(http.StatusUnauthorized, "token is required"))
 			return
