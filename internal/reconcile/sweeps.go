@@ -52,6 +52,7 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 	}
 	err = r.o.Sweep(ctx, e)
 	release()
+	r.renewSweepClaim(ctx, e)
 	var rl *garrison.RateLimitError
 	switch {
 	case ctx.Err() != nil:
@@ -65,8 +66,21 @@ func (r *Reconciler) sweepEntity(ctx context.Context, id string) (workqueue.Resu
 	return next, nil
 }
 
+// renewSweepClaim claims the entity again as its sweep ends: the next sweep is due an
+// interval after this one ended, not after it started, and a sweep of a large entity
+// waiting on its forge budget may take longer than the claim's quarter interval to spare.
+func (r *Reconciler) renewSweepClaim(ctx context.Context, e garrison.Entity) {
+	if r.o.Leases == nil || ctx.Err() != nil {
+		return
+	}
+	if _, _, err := r.o.Leases.Lease(ctx, store.SweepClaim(e.ID), r.o.Holder, r.sweepClaimTTL()); err != nil {
+		r.log.Warn("reconcile: renew the sweep claim", slog.String("entity", e.FullName()), slog.Any("err", err))
+	}
+}
+
 // sweepClaimTTL is how long a sweep claims its entity: past the holder's next sweep, a
-// jittered interval later at the latest, with a quarter of an interval to spare. Were it
+// jittered interval after this one ended at the latest, with a quarter of an interval to
+// spare (the claim is taken as the sweep starts and taken again as it ends). Were it
 // one interval, the holder's sweep due later than that would find the claim lapsed, and
 // every other replica whose own timer fired meanwhile would sweep too: more sweeps, and
 // forge calls, the more replicas there are. A holder that died is replaced within

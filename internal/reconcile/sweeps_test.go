@@ -154,6 +154,59 @@ func TestSweepClaimOutlastsTheNextSweep(t *testing.T) {
 	t.Fatalf("no sweep claim among %+v", claims)
 }
 
+// expiryLeases records, per claim, when the leases it grants expire by this process's
+// clock.
+type expiryLeases struct {
+	Leases
+	mu      sync.Mutex // guards expires
+	expires map[string]time.Time
+}
+
+func (l *expiryLeases) Lease(ctx context.Context, name, holder string, ttl time.Duration) (store.Fence, bool, error) {
+	at := time.Now()
+	f, held, err := l.Leases.Lease(ctx, name, holder, ttl)
+	if held && err == nil {
+		l.mu.Lock()
+		l.expires[name] = at.Add(ttl)
+		l.mu.Unlock()
+	}
+	return f, held, err
+}
+
+func (l *expiryLeases) expiry(name string) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.expires[name]
+}
+
+// TestSweepClaimRunsFromTheSweepsEnd: the claim of a sweep that took a while lasts the
+// claim's whole TTL from the sweep's end, as the holder's next sweep is due an interval
+// after that end: a claim counted from the start would lapse early by the sweep's length.
+func TestSweepClaimRunsFromTheSweepsEnd(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	var ended time.Time
+	log := &sweepLog{counts: map[string]int{}, answer: func(garrison.Entity) error {
+		time.Sleep(20 * time.Millisecond) // a sweep waiting on its forge
+		mu.Lock()
+		defer mu.Unlock()
+		if ended.IsZero() {
+			ended = time.Now()
+		}
+		return nil
+	}}
+	leases := &expiryLeases{Leases: h.store, expires: map[string]time.Time{}}
+	r, stop := runSweeps(t, h, log, leases, time.Hour) // one sweep: the first
+	defer stop()
+	claim := store.SweepClaim(h.entity.ID)
+	waitFor(t, "the sweep's claim to run its TTL from the sweep's end", func() bool {
+		mu.Lock()
+		end := ended
+		mu.Unlock()
+		return !end.IsZero() && !leases.expiry(claim).Before(end.Add(r.sweepClaimTTL()))
+	})
+}
+
 // TestSweepsWaitOutARateLimit: a sweep refused for a rate limit is not tried again before
 // the limit resets, while the other entities' sweeps go on.
 func TestSweepsWaitOutARateLimit(t *testing.T) {
