@@ -105,17 +105,14 @@ const (
 	OSWindows   = "windows"
 )
 
-// installTemplates maps an OS type to its built-in install script; the forge type selects
-// the branches inside.
-var installTemplates = map[string]*template.Template{
-	OSLinux:   mustTemplate(installFiles[OSLinux]),
-	OSWindows: mustTemplate(installFiles[OSWindows]),
-}
+// installTemplates maps an OS type to its built-in install script (installFiles); the
+// forge type selects the branches inside.
+var installTemplates = templatesByOS(installFiles)
 
 // InstallScript renders the built-in install script for forgeType (github, gitea) and
 // osType (linux, windows). ErrNoTemplate for other combinations.
 func InstallScript(forgeType, osType string, c InstallContext) ([]byte, error) {
-	t, ok := installTemplates[osType]
+	t, ok := installTemplates()[osType]
 	if !ok || (forgeType != ForgeGitHub && forgeType != ForgeGitea) {
 		return nil, fmt.Errorf("%w for %s/%s", ErrNoTemplate, forgeType, osType)
 	}

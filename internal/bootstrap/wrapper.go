@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"text/template"
 )
 
 // WrapperParams is what the bootstrap wrapper embeds.
@@ -29,11 +28,11 @@ var ErrInvalidExtraSpecs = errors.New("bootstrap: extra specs are not valid JSON
 // TemplateKey is the extra-specs key holding a base64 runner install template.
 const TemplateKey = "runner_install_template"
 
-// wrapperTemplates maps an OS type to its bootstrap wrapper.
-var wrapperTemplates = map[string]*template.Template{
-	"linux":   mustTemplate("wrapper_linux.sh.tmpl"),
-	"windows": mustTemplate("wrapper_windows.ps1.tmpl"),
-}
+// wrapperFiles maps an OS type to its bootstrap wrapper.
+var wrapperFiles = map[string]string{OSLinux: "wrapper_linux.sh.tmpl", OSWindows: "wrapper_windows.ps1.tmpl"}
+
+// wrapperTemplates is wrapperFiles parsed.
+var wrapperTemplates = templatesByOS(wrapperFiles)
 
 // wrapperData is the template input: params plus the bundle as base64.
 type wrapperData struct {
@@ -44,7 +43,7 @@ type wrapperData struct {
 // Wrapper returns the bootstrap wrapper script for osType ("linux": bash, "windows":
 // PowerShell starting with #ps1_sysnative). ErrUnsupportedOS for any other OS.
 func Wrapper(osType string, p WrapperParams) ([]byte, error) {
-	t, ok := wrapperTemplates[osType]
+	t, ok := wrapperTemplates()[osType]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnsupportedOS, osType)
 	}
@@ -65,7 +64,7 @@ func Wrapper(osType string, p WrapperParams) ([]byte, error) {
 // key, JSON null, non-objects, and OS types without a wrapper come back unchanged. No
 // other key is ever added (X-6). Specs that are not JSON at all give ErrInvalidExtraSpecs.
 func InjectTemplate(extraSpecs json.RawMessage, osType string, p WrapperParams) (json.RawMessage, error) {
-	if _, ok := wrapperTemplates[osType]; !ok {
+	if _, ok := wrapperFiles[osType]; !ok {
 		return extraSpecs, nil
 	}
 	trimmed := bytes.TrimSpace(extraSpecs)

@@ -27,7 +27,7 @@ func (s *store) poolDir(poolID string) string { return filepath.Join(s.pools(), 
 
 // indexable reports whether poolID is safe to use as a directory name. Records of
 // other pools are not indexed; their pools are listed by a full scan.
-func indexable(poolID string) bool { return safeName.MatchString(poolID) }
+func indexable(poolID string) bool { return safeName(poolID) }
 
 // addMarker adds r to its pool's index. The state lock must be held.
 func (s *store) addMarker(r Record) error {
@@ -112,7 +112,7 @@ func (s *store) inPool(controller, poolID string) ([]Record, error) {
 	var stale []string
 	for _, e := range entries {
 		id := e.Name()
-		if !safeName.MatchString(id) {
+		if !safeName(id) {
 			continue
 		}
 		r, err := s.read(s.path(id))

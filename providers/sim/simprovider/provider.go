@@ -71,7 +71,7 @@ func (p *Provider) CreateInstance(ctx context.Context, bi provider.BootstrapInst
 		return provider.ProviderInstance{}, err
 	}
 	id := idPrefix + bi.Name
-	if !safeName.MatchString(id) {
+	if !safeName(id) {
 		return provider.ProviderInstance{}, fmt.Errorf("instance name %q is not usable by the sim provider", bi.Name)
 	}
 	var script []byte
