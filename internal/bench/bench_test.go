@@ -37,7 +37,8 @@ func TestScenarios(t *testing.T) {
 	}{
 		{"intake", 0.005, false, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
 		{"burst", 0.01, false, []string{"webhook_to_create_ms", "webhook_post_ms", "webhook_server_ms", "webhook_server_under_10ms_percent", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
-			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb"}},
+			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb",
+			"machine_busy_percent", "machine_steal_percent"}},
 		{"restart", 0.001, false, []string{"restart_reconciled_s", "restart_repaired_s", "full_reconcile_ms", "full_repair_ms", "cpu_seconds", "peak_rss_mb"}},
 		{"burst", 0.01, true, []string{"webhook_to_create_ms", "jobs_completed", "instances_leaked", "provider_calls"}},
 	}
@@ -155,6 +156,10 @@ func checkBenchSane(t *testing.T, file string) {
 	}
 	if p := r.WebhookPost; p != nil && !(p.P50 > 0 && p.P50 <= p.P95 && p.P95 <= p.P99) {
 		t.Errorf("webhook_post_ms not positive and ordered: %+v", *p)
+	}
+	if r.JobsCompleted != nil && (r.MachineBusyPercent == nil || *r.MachineBusyPercent <= 0 || *r.MachineBusyPercent > 100 ||
+		r.MachineStealPercent == nil || *r.MachineStealPercent < 0) {
+		t.Errorf("a job scenario without the machine's busy and stolen shares in 0-100:\n%s", b)
 	}
 }
 

@@ -67,6 +67,10 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 	if err != nil {
 		return err
 	}
+	machineBefore, err := readMachineCPU()
+	if err != nil {
+		return err
+	}
 	intakeBefore := e.serverIntake(ctx, r)
 	e.Sim.ResetCalls()
 	e.profileWindow(ctx, l.spread+10*time.Second) // the drain runs on past the spread
@@ -81,6 +85,9 @@ func (e *env) runLoad(ctx context.Context, r *Result, l jobLoad) error {
 		return err
 	}
 	r.setProc(before, after, time.Since(t0))
+	if machineAfter, err := readMachineCPU(); err == nil {
+		r.setMachine(machineBefore, machineAfter)
+	}
 	if intakeBefore != nil {
 		if intakeAfter := e.serverIntake(ctx, r); intakeAfter != nil {
 			r.setServerIntake(*intakeBefore, *intakeAfter)

@@ -47,7 +47,13 @@ type Result struct {
 	CPUPercentOfCore   *float64 `json:"cpu_percent_of_core,omitempty"`
 	ChildrenCPUSeconds *float64 `json:"provider_cpu_seconds,omitempty"`
 	PeakRSSMB          *float64 `json:"peak_rss_mb,omitempty"`
-	LogBytesPerMinute  *float64 `json:"log_bytes_per_minute,omitempty"`
+	// MachineBusyPercent and MachineStealPercent are the share of every CPU's time the
+	// whole machine spent busy (the bench, the server, its providers and anything else)
+	// and stolen by the hypervisor over the window: a busy or stolen machine slows every
+	// figure, so runs are compared only at like figures.
+	MachineBusyPercent  *float64 `json:"machine_busy_percent,omitempty"`
+	MachineStealPercent *float64 `json:"machine_steal_percent,omitempty"`
+	LogBytesPerMinute   *float64 `json:"log_bytes_per_minute,omitempty"`
 
 	FullReconcileMS    *float64 `json:"full_reconcile_ms,omitempty"`
 	FullRepairMS       *float64 `json:"full_repair_ms,omitempty"`
