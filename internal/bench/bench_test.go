@@ -36,7 +36,7 @@ func TestScenarios(t *testing.T) {
 		keys       []string
 	}{
 		{"intake", 0.005, false, []string{"intake_per_second", "intake_p99_ms", "cpu_ms_per_delivery", "cpu_seconds", "peak_rss_mb"}},
-		{"burst", 0.01, false, []string{"webhook_to_create_ms", "webhook_post_ms", "webhook_server_ms", "webhook_server_under_10ms_percent", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
+		{"burst", 0.01, false, []string{"webhook_to_create_ms", "webhook_post_ms", "webhook_server_ms", "webhook_server_under_10ms_percent", "webhook_writer_wait_ms", "queued_to_started_ms", "queued_to_idle_ms", "boot_delay_ms",
 			"api_calls_per_job", "api_calls_by_endpoint", "jobs_total", "jobs_completed", "instances_leaked", "cpu_seconds", "peak_rss_mb",
 			"machine_busy_percent", "machine_steal_percent"}},
 		{"restart", 0.001, false, []string{"restart_reconciled_s", "restart_repaired_s", "full_reconcile_ms", "full_repair_ms", "cpu_seconds", "peak_rss_mb"}},

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"math"
@@ -16,6 +17,13 @@ import (
 // delivery, from the request's arrival to its answer (internal/intake).
 const intakeFamily = "garrison_webhook_intake_duration_seconds"
 
+// writeWaitFamily is the server's histogram of how long write transactions waited for
+// SQLite's single writer; urgentWriter selects the webhook deliveries' writes.
+const (
+	writeWaitFamily = "garrison_store_write_wait_seconds"
+	urgentWriter    = `writer="urgent"`
+)
+
 // histogram is a Prometheus histogram summed over its label sets: the cumulative count
 // of observations at or under each upper bound, the last bound +Inf.
 type histogram struct {
@@ -24,8 +32,9 @@ type histogram struct {
 }
 
 // parseHistogram reads the buckets of family from a Prometheus text exposition, summed
-// over every label set but le.
-func parseHistogram(r io.Reader, family string) (histogram, error) {
+// over every label set but le that contains the label where (`name="value"`; "": every
+// label set).
+func parseHistogram(r io.Reader, family, where string) (histogram, error) {
 	byBound := map[float64]float64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -37,6 +46,9 @@ func parseHistogram(r io.Reader, family string) (histogram, error) {
 		}
 		labels, value, ok := strings.Cut(line[len(prefix):], "} ")
 		if !ok {
+			continue
+		}
+		if where != "" && !strings.Contains(labels, where) {
 			continue
 		}
 		bound, okb := leLabel(labels)
@@ -128,28 +140,47 @@ func (h histogram) quantile(q float64) float64 {
 	return h.bounds[len(h.bounds)-1]
 }
 
-// intakeHistogram scrapes the server's answer-time histogram of webhook deliveries.
-func (e *env) intakeHistogram(ctx context.Context) (histogram, error) {
-	var h histogram
-	err := e.scrapeMetrics(ctx, "?name[]="+intakeFamily, func(r io.Reader) error {
-		var err error
-		h, err = parseHistogram(r, intakeFamily)
+// intakeHistograms is what the server's histograms say of webhook deliveries: how long
+// it took to answer them, and how long their writes waited for the writer (SQLite only;
+// empty on PostgreSQL).
+type intakeHistograms struct {
+	answer, writerWait histogram
+}
+
+// intakeHistograms scrapes the server's histograms of webhook deliveries.
+func (e *env) intakeHistograms(ctx context.Context) (intakeHistograms, error) {
+	var h intakeHistograms
+	err := e.scrapeMetrics(ctx, "?name[]="+intakeFamily+"&name[]="+writeWaitFamily, func(r io.Reader) error {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		if h.answer, err = parseHistogram(bytes.NewReader(b), intakeFamily, ""); err != nil {
+			return err
+		}
+		h.writerWait, err = parseHistogram(bytes.NewReader(b), writeWaitFamily, urgentWriter)
 		return err
 	})
 	return h, err
 }
 
 // setServerIntake fills in the server's own answer time of the deliveries it counted
-// between the two scrapes: percentiles estimated from its histogram, and the exact share
-// answered within 10 ms.
-func (r *Result) setServerIntake(before, after histogram) {
-	h := after.since(before)
-	if h.total() == 0 {
-		return
+// between the two scrapes (percentiles estimated from its histogram, and the exact share
+// answered within 10 ms), and how long their writes waited for the writer.
+func (r *Result) setServerIntake(before, after intakeHistograms) {
+	if h := after.answer.since(before.answer); h.total() > 0 {
+		r.WebhookServer = percentilesMS(h)
+		if share := h.atOrUnder(0.01); !math.IsNaN(share) {
+			r.WebhookServerUnder10ms = ptr(round2(share * 100))
+		}
 	}
+	if h := after.writerWait.since(before.writerWait); h.total() > 0 {
+		r.WebhookWriterWait = percentilesMS(h)
+	}
+}
+
+// percentilesMS estimates p50, p95 and p99 of a histogram in seconds, in ms.
+func percentilesMS(h histogram) *testbed.Percentiles {
 	ms := func(q float64) float64 { return round2(h.quantile(q) * 1000) }
-	r.WebhookServer = &testbed.Percentiles{P50: ms(0.5), P95: ms(0.95), P99: ms(0.99)}
-	if share := h.atOrUnder(0.01); !math.IsNaN(share) {
-		r.WebhookServerUnder10ms = ptr(round2(share * 100))
-	}
+	return &testbed.Percentiles{P50: ms(0.5), P95: ms(0.95), P99: ms(0.99)}
 }

@@ -24,7 +24,7 @@ garrison_webhook_deliveries_total{result="ok"} 96
 `
 
 func TestParseHistogram(t *testing.T) {
-	h, err := parseHistogram(strings.NewReader(twoResults), intakeFamily)
+	h, err := parseHistogram(strings.NewReader(twoResults), intakeFamily, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,16 +70,51 @@ func TestHistogramSince(t *testing.T) {
 	before := histogram{bounds: []float64{0.005, 0.01, math.Inf(1)}, counts: []float64{10, 10, 12}}
 	after := histogram{bounds: []float64{0.005, 0.01, math.Inf(1)}, counts: []float64{60, 99, 112}}
 	var r Result
-	r.setServerIntake(before, after)
+	r.setServerIntake(intakeHistograms{answer: before}, intakeHistograms{answer: after})
 	if r.WebhookServerUnder10ms == nil || *r.WebhookServerUnder10ms != 89 {
 		t.Fatalf("share within 10 ms %v, want 89", r.WebhookServerUnder10ms)
 	}
 	if r.WebhookServer == nil || !(r.WebhookServer.P50 > 0 && r.WebhookServer.P50 <= r.WebhookServer.P95 && r.WebhookServer.P95 <= r.WebhookServer.P99) {
 		t.Fatalf("percentiles %+v, want positive and ordered", r.WebhookServer)
 	}
+	if r.WebhookWriterWait != nil {
+		t.Fatalf("writer waits %+v without a histogram of them", r.WebhookWriterWait)
+	}
 	var none Result
-	none.setServerIntake(after, after)
+	none.setServerIntake(intakeHistograms{answer: after}, intakeHistograms{answer: after})
 	if none.WebhookServer != nil || none.WebhookServerUnder10ms != nil {
 		t.Fatalf("no deliveries between the scrapes, yet %+v %v", none.WebhookServer, none.WebhookServerUnder10ms)
+	}
+}
+
+// writeWaits is an exposition of the writer-wait histogram with its two writer classes.
+const writeWaits = `# TYPE garrison_store_write_wait_seconds histogram
+garrison_store_write_wait_seconds_bucket{writer="ordinary",le="0.001"} 5
+garrison_store_write_wait_seconds_bucket{writer="ordinary",le="0.01"} 50
+garrison_store_write_wait_seconds_bucket{writer="ordinary",le="+Inf"} 70
+garrison_store_write_wait_seconds_bucket{writer="urgent",le="0.001"} 90
+garrison_store_write_wait_seconds_bucket{writer="urgent",le="0.01"} 99
+garrison_store_write_wait_seconds_bucket{writer="urgent",le="+Inf"} 100
+`
+
+// TestWriterWait: the deliveries' writer waits are the urgent writers' histogram alone,
+// between two scrapes.
+func TestWriterWait(t *testing.T) {
+	after, err := parseHistogram(strings.NewReader(twoResults+writeWaits), writeWaitFamily, urgentWriter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.total() != 100 || after.counts[0] != 90 {
+		t.Fatalf("urgent writers %v %v, want 90 of 100 within 1 ms", after.bounds, after.counts)
+	}
+	before := histogram{bounds: after.bounds, counts: []float64{40, 49, 50}}
+	var r Result
+	r.setServerIntake(intakeHistograms{writerWait: before}, intakeHistograms{writerWait: after})
+	// 50 writes between the scrapes: 50 within 1 ms, none later.
+	if w := r.WebhookWriterWait; w == nil || w.P50 != 0.5 || w.P99 != 0.99 {
+		t.Fatalf("writer wait %+v, want p50 0.5 and p99 0.99 ms", w)
+	}
+	if r.WebhookServer != nil {
+		t.Fatalf("answer times %+v without a histogram of them", r.WebhookServer)
 	}
 }

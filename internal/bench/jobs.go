@@ -130,11 +130,11 @@ func (e *env) queueJobs(ctx context.Context, runners *benchRunners, l jobLoad) (
 
 // serverIntake scrapes the server's intake histogram (one server only: the replicas
 // scenario has several); nil, with a note, when it cannot.
-func (e *env) serverIntake(ctx context.Context, r *Result) *histogram {
+func (e *env) serverIntake(ctx context.Context, r *Result) *intakeHistograms {
 	if e.replicas != nil {
 		return nil
 	}
-	h, err := e.intakeHistogram(ctx)
+	h, err := e.intakeHistograms(ctx)
 	if err != nil {
 		r.note("the server's webhook answer times: %v", err)
 		return nil

@@ -32,9 +32,13 @@ type Result struct {
 	// them answered within 10 ms, in percent.
 	WebhookServer          *testbed.Percentiles `json:"webhook_server_ms,omitempty"`
 	WebhookServerUnder10ms *float64             `json:"webhook_server_under_10ms_percent,omitempty"`
-	QueuedToIdle           *testbed.Percentiles `json:"queued_to_idle_ms,omitempty"`
-	QueuedToStarted        *testbed.Percentiles `json:"queued_to_started_ms,omitempty"`
-	BootDelayMS            *int64               `json:"boot_delay_ms,omitempty"`
+	// WebhookWriterWait is how long the deliveries' write transactions waited for
+	// SQLite's single writer (the server's histogram of its urgent writers, estimated
+	// within its buckets): what recording a delivery waited on other writes.
+	WebhookWriterWait *testbed.Percentiles `json:"webhook_writer_wait_ms,omitempty"`
+	QueuedToIdle      *testbed.Percentiles `json:"queued_to_idle_ms,omitempty"`
+	QueuedToStarted   *testbed.Percentiles `json:"queued_to_started_ms,omitempty"`
+	BootDelayMS       *int64               `json:"boot_delay_ms,omitempty"`
 
 	APICallsPerJob     *float64       `json:"api_calls_per_job,omitempty"`
 	APICallsByEndpoint map[string]int `json:"api_calls_by_endpoint,omitempty"`

@@ -35,6 +35,9 @@ type Metrics struct {
 	runnerErrors     *prometheus.CounterVec // garm_runner_errors_total
 	forge            *forgeMetrics
 	queue            *prometheus.HistogramVec
+	// writeWait is garrison_store_write_wait_seconds, with its two children resolved once.
+	writeWait                          *prometheus.HistogramVec
+	writeWaitUrgent, writeWaitOrdinary prometheus.Observer
 }
 
 // New builds a registry with the Go and process collectors and garrison's own.
@@ -60,10 +63,13 @@ func New() *Metrics {
 		Name: "garm_runner_errors_total", Help: "Total number of failed instance operation attempts.",
 	}, []string{"operation", "provider"})
 	m.queue = newQueueHistogram()
+	m.writeWait = newWriteWait()
+	m.writeWaitUrgent = m.writeWait.WithLabelValues(writerUrgent)
+	m.writeWaitOrdinary = m.writeWait.WithLabelValues(writerOrdinary)
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.providerCalls, m.providerFailures, m.providerLatency, m.runnerOps, m.runnerErrors, m.queue,
+		m.providerCalls, m.providerFailures, m.providerLatency, m.runnerOps, m.runnerErrors, m.queue, m.writeWait,
 		newBuildInfo(),
 	)
 	m.forge.register(m.Registry)

@@ -59,12 +59,12 @@ type Server struct {
 // New opens the store and wires every part of the server together. The server does
 // nothing until Serve.
 func New(ctx context.Context, cfg Config, logger *slog.Logger) (*Server, error) {
-	st, err := openServerStore(ctx, cfg.Database, logger)
+	m := metrics.New()
+	st, err := openServerStore(ctx, cfg.Database, logger, m.ObserveWriteWait)
 	if err != nil {
 		return nil, err
 	}
 	hub := events.NewHub()
-	m := metrics.New()
 	// Every write passes through the metrics, which observe queue times as jobs change
 	// stage, and then publishes its change to the event streams.
 	a := &Server{cfg: cfg, logger: logger, store: events.Wrap(m.ObserveJobs(st), hub), backend: st, events: hub,

@@ -82,7 +82,7 @@ func TestDemoMetrics(t *testing.T) {
 	checkQueueCounts(t, families["garrison_job_queue_seconds"], 6)
 	checkDashboard(t, families)
 	for _, name := range []string{"garrison_pool_instances", "garrison_provider_call_duration_seconds", "garrison_build_info",
-		"garrison_forge_rate_limit_remaining"} {
+		"garrison_forge_rate_limit_remaining", "garrison_store_write_wait_seconds"} {
 		if families[name] == nil || len(families[name].GetMetric()) == 0 {
 			t.Errorf("no %s series", name)
 		}

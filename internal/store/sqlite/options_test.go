@@ -6,9 +6,12 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/garrison-ci/garrison"
+	"github.com/garrison-ci/garrison/internal/store"
 	"github.com/garrison-ci/garrison/internal/store/storetest"
 )
 
@@ -63,5 +66,47 @@ func TestStatementLog(t *testing.T) {
 	}
 	if strings.Contains(out, "secret-looking-name") {
 		t.Errorf("an argument value was logged:\n%s", out)
+	}
+}
+
+// TestWriteWait: every write transaction tells Options.WriteWait how long it waited for
+// the writer, and whether it was urgent; reads tell it nothing.
+func TestWriteWait(t *testing.T) {
+	type wait struct {
+		urgent bool
+		waited time.Duration
+	}
+	var mu sync.Mutex
+	var waits []wait
+	s, err := OpenWith(t.Context(), filepath.Join(t.TempDir(), "g.db"), storetest.NewSealer(storetest.Passphrase),
+		Options{BusyTimeout: time.Second, WriteWait: func(urgent bool, waited time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			waits = append(waits, wait{urgent, waited})
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	mu.Lock()
+	waits = nil // the migrations' writes
+	mu.Unlock()
+	ep := func(name string) garrison.Endpoint {
+		return garrison.Endpoint{Name: name, Type: garrison.GitHub, BaseURL: "https://" + name,
+			APIBaseURL: "https://" + name + "/api/v3/", UploadBaseURL: "https://" + name + "/uploads/"}
+	}
+	if _, err := s.CreateEndpoint(t.Context(), ep("a.example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateEndpoint(store.Urgent(t.Context()), ep("b.example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListEndpoints(t.Context(), garrison.GitHub); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(waits) != 2 || waits[0].urgent || !waits[1].urgent || waits[0].waited < 0 || waits[1].waited < 0 {
+		t.Fatalf("write waits %+v, want an ordinary and an urgent one", waits)
 	}
 }

@@ -74,6 +74,9 @@ type Options struct {
 	// StatementLog, when set, gets a debug record for every statement (see
 	// sqlstore.Config.StatementLog).
 	StatementLog *slog.Logger
+	// WriteWait, when set, is told how long each write transaction waited for the single
+	// writer (see sqlstore.Config.WriteWait).
+	WriteWait func(urgent bool, waited time.Duration)
 }
 
 // Open opens (creating if needed) the database at path, migrates it and sets up sealing
@@ -109,7 +112,7 @@ func open(ctx context.Context, path string, newSealer store.NewSealer, o Options
 	r.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
 	s, err := sqlstore.New(ctx, sqlstore.Config{
 		Dialect: dialect, Write: w, Read: r, Migrations: fsys, NewSealer: newSealer, SingleWriter: true,
-		StatementLog: o.StatementLog,
+		StatementLog: o.StatementLog, WriteWait: o.WriteWait,
 	})
 	if err != nil {
 		_ = r.Close()

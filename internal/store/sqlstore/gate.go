@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/garrison-ci/garrison/internal/store"
 )
@@ -47,6 +48,13 @@ func (g *writeGate) enter(ctx context.Context) error {
 		g.leaveLocked()
 		return ctx.Err()
 	}
+}
+
+// enterTimed is enter that also says how long it waited for the gate.
+func (g *writeGate) enterTimed(ctx context.Context) (time.Duration, error) {
+	start := time.Now()
+	err := g.enter(ctx)
+	return time.Since(start), err
 }
 
 // leave hands the gate to the next waiter, urgent ones first. An ordinary writer that

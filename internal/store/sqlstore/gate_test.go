@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/garrison-ci/garrison/internal/store"
 )
@@ -84,6 +85,32 @@ func TestWriteGateCancel(t *testing.T) {
 		g.leave(t.Context())
 		if g.held || len(g.normal)+len(g.urgent) != 0 {
 			t.Fatalf("gate left held=%v with %d waiters", g.held, len(g.normal)+len(g.urgent))
+		}
+	})
+}
+
+// TestWriteGateWaitTimed: a writer is told how long it waited for the gate: nothing when
+// it was free, the holder's time when it queued behind it.
+func TestWriteGateWaitTimed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &writeGate{}
+		if waited, err := g.enterTimed(t.Context()); err != nil || waited != 0 {
+			t.Fatalf("a free gate: waited %v, %v", waited, err)
+		}
+		got := make(chan time.Duration, 1)
+		go func() {
+			waited, err := g.enterTimed(store.Urgent(t.Context()))
+			if err != nil {
+				t.Error(err)
+			}
+			got <- waited
+			g.leave(t.Context())
+		}()
+		synctest.Wait()
+		time.Sleep(7 * time.Millisecond) // the holder's transaction
+		g.leave(t.Context())
+		if waited := <-got; waited != 7*time.Millisecond {
+			t.Fatalf("queued behind a 7ms holder: waited %v", waited)
 		}
 	})
 }

@@ -34,6 +34,10 @@ type Config struct {
 	// (its text, argument count, duration and error; never the argument values, which
 	// hold sealed secrets and password hashes). nil: no statement log.
 	StatementLog *slog.Logger
+	// WriteWait, when set with SingleWriter, is told how long each write transaction
+	// waited for its turn to write, and whether it was urgent (store.Urgent): whether a
+	// webhook delivery waits on the reconciler's writes shows there.
+	WriteWait func(urgent bool, waited time.Duration)
 }
 
 // Store implements store.Store on a SQL database.
@@ -46,6 +50,8 @@ type Store struct {
 	stmts  *stmtCache   // nil unless Dialect.PrepareStatements
 	log    *slog.Logger // statement log; nil: none
 	gate   *writeGate   // orders the writers of a single-writer database; nil: none
+	// writeWait is Config.WriteWait; nil: not observed.
+	writeWait func(urgent bool, waited time.Duration)
 	// refusals counts the writes refused by their fence (checkFence), takeovers the
 	// claims taken over from an expired holder, by claim kind.
 	refusals, takeovers counters
@@ -59,7 +65,7 @@ func New(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Dialect == nil || cfg.Write == nil || cfg.Migrations == nil || cfg.NewSealer == nil {
 		return nil, errors.New("sqlstore: incomplete config")
 	}
-	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read, log: cfg.StatementLog}
+	s := &Store{d: cfg.Dialect, wdb: cfg.Write, rdb: cfg.Read, log: cfg.StatementLog, writeWait: cfg.WriteWait}
 	if cfg.SingleWriter {
 		s.gate = &writeGate{}
 	}
@@ -229,10 +235,14 @@ func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
 
 func (s *Store) writeOnce(ctx context.Context, fn func(c conn) error) error {
 	if s.gate != nil {
-		if err := s.gate.enter(ctx); err != nil {
+		waited, err := s.gate.enterTimed(ctx)
+		if err != nil {
 			return fmt.Errorf("%s: wait to write: %w", s.d.Name, err)
 		}
 		defer s.gate.leave(ctx)
+		if s.writeWait != nil {
+			s.writeWait(store.IsUrgent(ctx), waited)
+		}
 	}
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
