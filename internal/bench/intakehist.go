@@ -147,8 +147,8 @@ type intakeHistograms struct {
 	answer, writerWait histogram
 }
 
-// intakeHistograms scrapes the server's histograms of webhook deliveries.
-func (e *env) intakeHistograms(ctx context.Context) (intakeHistograms, error) {
+// scrapeIntake scrapes the server's histograms of webhook deliveries.
+func (e *env) scrapeIntake(ctx context.Context) (intakeHistograms, error) {
 	var h intakeHistograms
 	err := e.scrapeMetrics(ctx, "?name[]="+intakeFamily+"&name[]="+writeWaitFamily, func(r io.Reader) error {
 		b, err := io.ReadAll(r)

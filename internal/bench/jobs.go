@@ -134,7 +134,7 @@ func (e *env) serverIntake(ctx context.Context, r *Result) *intakeHistograms {
 	if e.replicas != nil {
 		return nil
 	}
-	h, err := e.intakeHistograms(ctx)
+	h, err := e.scrapeIntake(ctx)
 	if err != nil {
 		r.note("the server's webhook answer times: %v", err)
 		return nil

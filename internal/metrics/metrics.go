@@ -35,8 +35,7 @@ type Metrics struct {
 	runnerErrors     *prometheus.CounterVec // garm_runner_errors_total
 	forge            *forgeMetrics
 	queue            *prometheus.HistogramVec
-	// writeWait is garrison_store_write_wait_seconds, with its two children resolved once.
-	writeWait                          *prometheus.HistogramVec
+	// The two children of garrison_store_write_wait_seconds, resolved once.
 	writeWaitUrgent, writeWaitOrdinary prometheus.Observer
 }
 
@@ -63,13 +62,13 @@ func New() *Metrics {
 		Name: "garm_runner_errors_total", Help: "Total number of failed instance operation attempts.",
 	}, []string{"operation", "provider"})
 	m.queue = newQueueHistogram()
-	m.writeWait = newWriteWait()
-	m.writeWaitUrgent = m.writeWait.WithLabelValues(writerUrgent)
-	m.writeWaitOrdinary = m.writeWait.WithLabelValues(writerOrdinary)
+	writeWait := newWriteWait()
+	m.writeWaitUrgent = writeWait.WithLabelValues(writerUrgent)
+	m.writeWaitOrdinary = writeWait.WithLabelValues(writerOrdinary)
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.providerCalls, m.providerFailures, m.providerLatency, m.runnerOps, m.runnerErrors, m.queue, m.writeWait,
+		m.providerCalls, m.providerFailures, m.providerLatency, m.runnerOps, m.runnerErrors, m.queue, writeWait,
 		newBuildInfo(),
 	)
 	m.forge.register(m.Registry)
